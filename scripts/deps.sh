@@ -1,0 +1,34 @@
+#!/bin/sh
+# deps.sh MODE - make sure the Debian packages calkit needs are present.
+#   build    packages to compile (run before every make)
+#   test     packages the test suite needs as well
+#   install  build + test + tools for corpora, tokenizers, fuzzing
+# Idempotent: a no-op when all are installed. Installs with apt-get when run as
+# root; otherwise names the missing packages in one line and fails.
+set -eu
+BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev"
+TEST="python3-numpy sentencepiece python3-sentencepiece zstd gzip nodejs npm man-db groff-base parallel"
+EXTRA="clang"
+case "${1:-build}" in
+  build) want="$BUILD" ;;
+  test) want="$BUILD $TEST" ;;
+  install) want="$BUILD $TEST $EXTRA" ;;
+  *) echo "deps.sh: unknown mode $1" >&2; exit 2 ;;
+esac
+command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian: trust pkg-config
+missing=""
+for p in $want; do
+  st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+  case "$st" in ii*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "deps: installing$missing" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $missing >&2
+else
+  echo "deps: missing Debian packages:$missing (run: sudo apt-get install$missing)" >&2
+  exit 1
+fi

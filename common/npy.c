@@ -79,6 +79,10 @@ int cal_npy_parse(cal_npy *a, const void *img, size_t n, const char *name, char 
         fail(name, err, errlen, h0, "header lacks descr, fortran_order or shape");
         goto out;
     }
+    if (*d != '\'' && *d != '"') {
+        fail(name, err, errlen, h0 + (size_t)(d - h), "descr is not a quoted dtype");
+        goto out;
+    }
     if (strncmp(d + 1, "<i8", 3) == 0 && d[4] == d[0]) a->elem = 8;
     else if (strncmp(d + 1, "<i4", 3) == 0 && d[4] == d[0]) a->elem = 4;
     else {

@@ -203,6 +203,19 @@ expect_fail "--import without input_ids suggests the close name" 1 \
 head -c 40 "$T/rows.safetensors" >"$T/short.safetensors"
 expect_fail "--import of a truncated .safetensors" 1 "short.safetensors: byte 0: header length [0-9]+ runs past the end" \
   cal-cat --import "$T/short.safetensors" -o "$T/x.cal"
+$PY - "$T/rows.safetensors" "$T/edited.safetensors" <<'EOF'
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+(n,) = struct.unpack("<Q", b[:8])
+h = json.loads(b[8:8 + n])
+h["__metadata__"]["calkit.ids"] = h["__metadata__"]["calkit.ids"][16:]
+j = json.dumps(h, separators=(",", ":")).encode()
+j += b" " * (-len(j) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(j)) + j + b[8 + n:])
+EOF
+expect_fail "--import with calkit metadata that does not match the rows" 1 \
+  "edited.safetensors: byte 8: calkit.ids metadata is not 16 hex digits for each of 5 rows" \
+  cal-cat --import "$T/edited.safetensors" -o "$T/x.cal"
 expect_fail "unknown option is a usage error" 2 "unknown option --bogus" cal-cat --bogus
 expect_fail "-o with an unknown extension is a usage error" 2 "must end in .safetensors, .npy, .jsonl or .cal" \
   cal-cat -o "$T/x.txt" "$T/s1.cal"

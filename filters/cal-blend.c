@@ -10,6 +10,7 @@
 
 #include "alloc.h"
 #include "rng.h"
+#include "stageargs.h"
 #include "stream.h"
 #include "util.h"
 
@@ -277,7 +278,7 @@ int main(int argc, char **argv) {
     }
     char extra[64];
     snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)seed);
-    cal_meta_add_stage(m, argc, argv, extra);
+    cal_add_stage_no_output(m, argc, argv, extra);
 
     cal_progress prog;
     cal_progress_init(&prog, progress);

@@ -7,6 +7,7 @@
 
 #include "extsort.h"
 #include "rng.h"
+#include "stageargs.h"
 #include "stream.h"
 #include "util.h"
 
@@ -61,7 +62,9 @@ static size_t shuffle_all(cal_reader *r, cal_writer *w, int argc, char **argv, c
     }
     /* Every header has been merged by now: the output carries all of it. */
     cal_meta_copy(cal_writer_meta(w), cal_reader_meta(r));
-    cal_meta_add_stage(cal_writer_meta(w), argc, argv, extra);
+    /* -S changes nothing in the result, so it stays out of the provenance */
+    static const char *const drop[] = {"-o", "--output", "-S", "--buffer-size", NULL};
+    cal_add_stage_without(cal_writer_meta(w), argc, argv, extra, drop);
     const void *p;
     size_t n;
     while (cal_extsort_next(s, &p, &n)) write_raw(w, p, n);
@@ -193,11 +196,10 @@ int main(int argc, char **argv) {
         {"segments", 1, 0, O_SEG}, {"no-replace", 0, 0, O_NOREP}, {"progress", 0, 0, O_PROGRESS},
         {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION}, {0, 0, 0, 0}};
     o.mem = 256ull << 20;
-    const char *mem_s = "256M";
     int c;
     while ((c = getopt_long(argc, argv, "S:o:n:l:v", lo, NULL)) != -1) {
         switch (c) {
-        case 'S': o.mem = cal_parse_size("-S", optarg), mem_s = optarg; break;
+        case 'S': o.mem = cal_parse_size("-S", optarg); break;
         case 'o': o.out = optarg; break;
         case 'n': o.rows = cal_parse_u64("-n", optarg, 0, UINT32_MAX), o.have_rows = 1; break;
         case 'l': o.len = cal_parse_u64("-l", optarg, 1, CAL_MAX_PAYLOAD / 5); break;
@@ -226,11 +228,11 @@ int main(int argc, char **argv) {
     if (o.seg || o.window) {
         snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)o.seed);
         cal_meta_copy(cal_writer_meta(w), cal_reader_meta(r));
-        cal_meta_add_stage(cal_writer_meta(w), argc, argv, extra);
+        cal_add_stage_no_output(cal_writer_meta(w), argc, argv, extra);
         if (o.seg) segments(r, w);
         else shuffle_window(r, w);
     } else {
-        snprintf(extra, sizeof extra, "--seed %llu -S %s", (unsigned long long)o.seed, mem_s);
+        snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)o.seed);
         spills = shuffle_all(r, w, argc, argv, extra);
     }
     cal_writer_close(w);

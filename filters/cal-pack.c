@@ -301,20 +301,25 @@ static void window_rows(const char *name) {
 /* ---- stratify: equal draws per length bucket, then doc rows ------------- */
 static void stratify_rows(const char *name) {
     size_t nb = o.nstrata;
-    size_t *count = cal_xcalloc(nb, sizeof *count);
-    size_t *bucket = cal_xmalloc((ndocs ? ndocs : 1) * sizeof *bucket);
+    /* static: still reachable if an error ends the program (no leak report) */
+    static size_t *count, *bucket, *members;
+    static double *wt;
+    static uint64_t *quota;
+    static unsigned char *take;
+    count = cal_xcalloc(nb, sizeof *count);
+    bucket = cal_xmalloc((ndocs ? ndocs : 1) * sizeof *bucket);
     for (size_t i = 0; i < ndocs; i++) {
         size_t b = 0;
         while (b + 1 < nb && docs[i].len > o.strata[b]) b++;
         bucket[i] = b;
         count[b]++;
     }
-    double *wt = cal_xmalloc(nb * sizeof *wt);
-    uint64_t *quota = cal_xmalloc(nb * sizeof *quota);
+    wt = cal_xmalloc(nb * sizeof *wt);
+    quota = cal_xmalloc(nb * sizeof *quota);
     for (size_t b = 0; b < nb; b++) wt[b] = 1;
     cal_alloc_largest_remainder(o.n, wt, nb, quota);
-    unsigned char *take = cal_xcalloc(ndocs ? ndocs : 1, 1);
-    size_t *members = cal_xmalloc((ndocs ? ndocs : 1) * sizeof *members);
+    take = cal_xcalloc(ndocs ? ndocs : 1, 1);
+    members = cal_xmalloc((ndocs ? ndocs : 1) * sizeof *members);
     for (size_t b = 0; b < nb; b++) {
         size_t m = 0;
         for (size_t i = 0; i < ndocs; i++)

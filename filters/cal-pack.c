@@ -13,11 +13,11 @@
 #include "util.h"
 
 enum { M_CONCAT, M_WINDOW, M_DOC, M_ARTICLE };
-enum { P_NONE, P_ROW, P_DOC, P_HALF };
+enum { P_NONE, P_ROW, P_DOC, P_HALF, P_ALT };
 enum { SEP_NONE, SEP_EOS, SEP_BOS };
 
 static const char *const mode_names[] = {"concat", "window", "doc", "article", NULL};
-static const char *const pol_names[] = {"none", "row", "doc", "half", NULL};
+static const char *const pol_names[] = {"none", "row", "doc", "half", "alt", NULL};
 static const char *const sep_names[] = {"none", "eos", "bos", NULL};
 
 static const char usage[] =
@@ -38,8 +38,8 @@ static const char usage[] =
     "  --pad right|left      doc: side of the padding (default right)\n"
     "  --min-tokens N        doc: drop documents shorter than N tokens (counted)\n"
     "  --stratify B1,B2,...  doc: equal draws per token-length bucket (needs -n)\n"
-    "  --bos none|row|doc|half  BOS policy (default none)\n"
-    "  --eos none|row|doc|half  EOS policy (default none)\n"
+    "  --bos none|row|doc|half|alt  BOS policy (default none)\n"
+    "  --eos none|row|doc|half|alt  EOS policy (default none)\n"
     "  --bos-id ID, --eos-id ID, --pad-id ID  override the stream header's ids\n"
     "  --random-rows N       append N rows of uniform ids in [0, vocab) (seeded)\n"
     "  --noise-rows N        append N noise rows (flagged; exported as -1)\n"
@@ -95,6 +95,7 @@ static uint64_t row_id(uint64_t src, uint64_t off) {
 static int row_has(int pol, uint64_t r) {
     if (pol == P_ROW || (pol == P_DOC && o.mode == M_DOC)) return 1;
     if (pol == P_HALF) return r >= o.n / 2;
+    if (pol == P_ALT) return r % 2 == 0;
     return 0;
 }
 
@@ -197,12 +198,15 @@ static void article_feed(const cal_rec *r) {
         art_src = r->id;
         copy_label(art_label, r);
     }
-    if (o.bos_pol != P_NONE) cal_ids_push(&art, (uint32_t)o.bos);
+    /* alt (EXL3): documents of even rows are wrapped, of odd rows not */
+    int even = rows_out % 2 == 0;
+    if (o.bos_pol == P_DOC || o.bos_pol == P_HALF || (o.bos_pol == P_ALT && even)) cal_ids_push(&art, (uint32_t)o.bos);
     size_t n = cal_tokens_len(r);
     cal_ids_reserve(&art, art.n + n + 2);
     for (size_t i = 0; i < n; i++) art.v[art.n++] = cal_token(r, i);
-    if (o.eos_pol == P_DOC) cal_ids_push(&art, (uint32_t)o.eos);
-    if (art.n >= (size_t)o.len + 1) article_emit(0);
+    if (o.eos_pol == P_DOC || (o.eos_pol == P_ALT && even)) cal_ids_push(&art, (uint32_t)o.eos);
+    /* with half, one token more so that the first half can drop the BOS */
+    if (art.n >= (size_t)o.len + (o.bos_pol == P_HALF)) article_emit(0);
 }
 
 /* ---- doc: one row per document, truncated or padded ---------------------- */
@@ -452,7 +456,7 @@ int main(int argc, char **argv) {
     if (o.nstrata && (o.mode != M_DOC || !o.have_n)) cal_usage_error("--stratify needs --mode doc and -n ROWS");
     if (o.per_doc && o.mode != M_WINDOW) cal_usage_error("--per-doc needs --mode window");
     if (o.mode == M_ARTICLE && (o.eos_pol == P_ROW || o.eos_pol == P_HALF || o.bos_pol == P_ROW))
-        cal_usage_error("--mode article takes --bos none|doc|half and --eos none|doc");
+        cal_usage_error("--mode article takes --bos none|doc|half|alt and --eos none|doc|alt");
     if (o.sep != SEP_NONE && o.mode != M_CONCAT && o.mode != M_WINDOW)
         cal_usage_error("--sep needs --mode concat or window");
     if (o.tail_pad && o.mode != M_CONCAT && o.mode != M_ARTICLE)
@@ -476,8 +480,10 @@ int main(int argc, char **argv) {
     if (o.random_rows && vocab <= 0)
         cal_usage_error("--random-rows needs the vocabulary size: the stream header has no 'vocab'");
     {
-        int nb = o.bos_pol == P_ROW || o.bos_pol == P_HALF || (o.mode == M_DOC && o.bos_pol != P_NONE);
-        int ne = o.eos_pol == P_ROW || o.eos_pol == P_HALF || (o.mode == M_DOC && o.eos_pol != P_NONE);
+        int nb = o.mode != M_ARTICLE && (o.bos_pol == P_ROW || o.bos_pol == P_HALF || o.bos_pol == P_ALT ||
+                                         (o.mode == M_DOC && o.bos_pol != P_NONE));
+        int ne = o.mode != M_ARTICLE && (o.eos_pol == P_ROW || o.eos_pol == P_HALF || o.eos_pol == P_ALT ||
+                                         (o.mode == M_DOC && o.eos_pol != P_NONE));
         if (o.len <= (uint32_t)(nb + ne)) cal_usage_error("-l %u leaves no room for tokens besides BOS/EOS", o.len);
     }
 

@@ -71,8 +71,8 @@ def concat(docs, L, n=None, bos=None, eos=None, bos_pol="none", eos_pol="none", 
     rows, i = [], 0
     while n is None or len(rows) < n:
         r = len(rows)
-        b = bos_pol == "row" or (bos_pol == "half" and r >= n // 2)
-        e = eos_pol == "row" or (eos_pol == "half" and r >= n // 2)
+        b = bos_pol == "row" or (bos_pol == "half" and r >= n // 2) or (bos_pol == "alt" and r % 2 == 0)
+        e = eos_pol == "row" or (eos_pol == "half" and r >= n // 2) or (eos_pol == "alt" and r % 2 == 0)
         c = L - b - e
         chunk = stream[i:i + c]
         if not chunk:
@@ -99,8 +99,10 @@ def article(docs, L, n=None, bos=None, eos=None, bos_pol="none", eos_pol="none",
             break
         if not buf:
             first = (label, did)
-        buf += ([bos] if bos_pol != "none" else []) + ids + ([eos] if eos_pol == "doc" else [])
-        if len(buf) >= L + 1:
+        even = len(rows) % 2 == 0
+        buf += ([bos] if bos_pol in ("doc", "half") or (bos_pol == "alt" and even) else []) + ids
+        buf += [eos] if eos_pol == "doc" or (eos_pol == "alt" and even) else []
+        if len(buf) >= L + (bos_pol == "half"):
             s = 1 if bos_pol == "half" and len(rows) < n // 2 else 0
             rows.append((first[0], row_id(first[1], 0, L), buf[s:s + L], None, 0))
             buf = []
@@ -113,7 +115,7 @@ def article(docs, L, n=None, bos=None, eos=None, bos_pol="none", eos_pol="none",
 
 
 def doc_row(label, did, ids, L, r, n, bos, eos, bos_pol, eos_pol, trunc, padside, pad):
-    has = lambda p: p in ("row", "doc") or (p == "half" and r >= n // 2)
+    has = lambda p: p in ("row", "doc") or (p == "half" and r >= n // 2) or (p == "alt" and r % 2 == 0)
     b, e = has(bos_pol), has(eos_pol)
     room, skip = L - b - e, 0
     if len(ids) > room:
@@ -154,8 +156,8 @@ def window(docs, L, n, seed=0, per_doc=False, bos=None, eos=None, bos_pol="none"
         cat += t
     rows = []
     for r in range(n):
-        b = bos_pol == "row" or (bos_pol == "half" and r >= n // 2)
-        e = eos_pol == "row" or (eos_pol == "half" and r >= n // 2)
+        b = bos_pol == "row" or (bos_pol == "half" and r >= n // 2) or (bos_pol == "alt" and r % 2 == 0)
+        e = eos_pol == "row" or (eos_pol == "half" and r >= n // 2) or (eos_pol == "alt" and r % 2 == 0)
         c = L - b - e
         if per_doc:
             el = [i for i, (s, l) in enumerate(starts) if l >= c + 1]

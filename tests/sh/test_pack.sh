@@ -49,7 +49,7 @@ rng = random.Random(1234)
 for k in range(24):
     docs = mkdocs(rng, rng.randrange(1, 12), 40)
     L = rng.randrange(3, 17)
-    bp, ep = rng.choice(["none", "row", "doc"]), rng.choice(["none", "row", "doc"])
+    bp, ep = rng.choice(["none", "row", "doc", "alt"]), rng.choice(["none", "row", "doc", "alt"])
     sep, tail = rng.choice(["none", "eos", "bos"]), rng.choice(["drop", "pad"])
     total = sum(len(d[2]) for d in docs)
     n = rng.choice([None, 1, 2, max(1, total // (2 * L))])
@@ -62,10 +62,10 @@ for k in range(24):
     compare("concat %d: %s" % (k, " ".join(args)), got, want, r)
 
 # article: EXL2 wiki/tiny rules
-for k in range(16):
+for k in range(24):
     docs = mkdocs(rng, rng.randrange(1, 15), 30)
     L = rng.randrange(4, 40)
-    bp, ep = rng.choice(["none", "doc", "half"]), rng.choice(["none", "doc"])
+    bp, ep = rng.choice(["none", "doc", "half", "alt"]), rng.choice(["none", "doc", "alt"])
     tail = rng.choice(["drop", "pad"])
     n = rng.randrange(1, 6)
     args = ["-l", str(L), "--mode", "article", "--bos", bp, "--eos", ep, "--tail", tail, "-n", str(n), "--allow-short"]
@@ -77,7 +77,7 @@ for k in range(16):
 for k in range(16):
     docs = mkdocs(rng, rng.randrange(1, 10), 30)
     L = rng.randrange(3, 25)
-    bp, ep = rng.choice(["none", "row", "doc", "half"]), rng.choice(["none", "row", "half"])
+    bp, ep = rng.choice(["none", "row", "doc", "half", "alt"]), rng.choice(["none", "row", "half", "alt"])
     tr, pd, mt = rng.choice(["tail", "head"]), rng.choice(["right", "left"]), rng.choice([0, 5, 12])
     n = rng.randrange(2, 8)
     args = ["-l", str(L), "--mode", "doc", "--bos", bp, "--eos", ep, "--truncate", tr, "--pad", pd,
@@ -92,7 +92,7 @@ for k in range(16):
     per = k % 2 == 1
     docs = mkdocs(rng, rng.randrange(2, 10), 60)
     L = rng.randrange(2, 20)
-    bp = rng.choice(["none", "row", "doc"])
+    bp = rng.choice(["none", "row", "doc", "alt"])
     seed = rng.randrange(0, 1000)
     if per and not any(len(d[2]) + (bp == "doc") > L for d in docs):
         docs.append(("long", 5, list(range(L + 3))))

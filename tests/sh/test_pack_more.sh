@@ -156,3 +156,22 @@ print("yes" if got == want and got[2][0] == 1 and got[0][0] != 1 else "no %s" % 
 PYEOF
 )
 eq "EXL2 wiki rows (transcribed loop)" "$out" yes
+
+# EXL3 split_art: even rows wrap articles in BOS/EOS, odd rows not; articles
+# appended until the row has LENGTH tokens, the rest of the last one dropped
+cal-pack -l 16 --mode article --bos alt --eos alt -n 6 "$T/wiki.cal" -o "$T/o.cal"
+out=$($PY - "$HERE" "$T/wiki.cal" "$T/o.cal" <<'PYEOF'
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
+_, arts = cs.read(sys.argv[2]); _, rows = cs.read(sys.argv[3])
+# exllamav3 calibration_data.split_art, transcribed
+t_rows, idx, t_row, columns = [], 0, [], 16
+while len(t_rows) < 6:
+    sp = len(t_rows) % 2 == 0
+    t_row = (t_row + ([1] if sp else []) + arts[idx]["ids"] + ([2] if sp else []))[:columns]
+    if len(t_row) == columns:
+        t_rows.append(t_row); t_row = []
+    idx += 1
+print("yes" if [x["ids"] for x in rows] == t_rows else "no")
+PYEOF
+)
+eq "EXL3 split_art rows (transcribed loop)" "$out" yes

@@ -19,6 +19,8 @@ static const char usage[] =
     "                          $TMPDIR (default 256M; K/M/G suffixes)\n"
     "      --seed S            seed (default 0)\n"
     "  -o, --output FILE       write to FILE (atomically) instead of standard output\n"
+    "      --by-id             key records by their id instead of their position, so\n"
+    "                          the order does not depend on the input order (shards)\n"
     "      --window W          streaming local shuffle through a W-record buffer\n"
     "      --segments K        cut the token stream into K-token segments and build\n"
     "                          rows from segments drawn uniformly (needs -n, -l)\n"
@@ -32,7 +34,7 @@ static const char usage[] =
 
 static struct {
     uint64_t seed, mem, window, seg, rows, len;
-    int no_replace, verbose, progress, have_rows;
+    int no_replace, verbose, progress, have_rows, by_id;
     const char *in, *out;
 } o;
 
@@ -48,13 +50,15 @@ static void write_raw(cal_writer *w, const void *p, size_t n) {
 }
 
 /* Full shuffle: each record's key is a keyed hash of (seed, its index), so
- * sorting by key is a uniform permutation that does not depend on -S. */
+ * sorting by key is a uniform permutation that does not depend on -S. With
+ * --by-id the key hashes the record id instead: shards of a stream merged in
+ * any order then come out in the same order as the whole stream. */
 static size_t shuffle_all(cal_reader *r, cal_writer *w, int argc, char **argv, const char *extra) {
     cal_extsort *s = cal_extsort_new((size_t)o.mem);
     cal_rec rec;
     while (cal_read(r, &rec)) {
         uint8_t b[8];
-        cal_st64(b, nrec);
+        cal_st64(b, o.by_id ? rec.id : nrec);
         cal_extsort_add(s, cal_hash_seed(b, 8, o.seed), rec.raw, rec.raw_len);
         nrec++;
         nbytes += rec.raw_len;
@@ -190,11 +194,11 @@ static void segments(cal_reader *r, cal_writer *w) {
 
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
-    enum { O_SEED = 256, O_WINDOW, O_SEG, O_NOREP, O_PROGRESS, O_HELP, O_VERSION };
+    enum { O_SEED = 256, O_WINDOW, O_SEG, O_NOREP, O_BYID, O_PROGRESS, O_HELP, O_VERSION };
     static const struct option lo[] = {
         {"buffer-size", 1, 0, 'S'}, {"output", 1, 0, 'o'}, {"rows", 1, 0, 'n'}, {"length", 1, 0, 'l'},
         {"verbose", 0, 0, 'v'}, {"seed", 1, 0, O_SEED}, {"window", 1, 0, O_WINDOW},
-        {"segments", 1, 0, O_SEG}, {"no-replace", 0, 0, O_NOREP}, {"progress", 0, 0, O_PROGRESS},
+        {"segments", 1, 0, O_SEG}, {"no-replace", 0, 0, O_NOREP}, {"by-id", 0, 0, O_BYID}, {"progress", 0, 0, O_PROGRESS},
         {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION}, {0, 0, 0, 0}};
     o.mem = 256ull << 20;
     int c;
@@ -209,6 +213,7 @@ int main(int argc, char **argv) {
         case O_WINDOW: o.window = cal_parse_u64("--window", optarg, 1, 1u << 28); break;
         case O_SEG: o.seg = cal_parse_u64("--segments", optarg, 1, CAL_MAX_PAYLOAD / 4); break;
         case O_NOREP: o.no_replace = 1; break;
+        case O_BYID: o.by_id = 1; break;
         case O_PROGRESS: o.progress = 1; break;
         case O_HELP: fputs(usage, stdout); return 0;
         case O_VERSION: cal_print_version();
@@ -220,6 +225,7 @@ int main(int argc, char **argv) {
     if (o.seg && (!o.have_rows || !o.len)) cal_usage_error("--segments needs -n ROWS and -l LENGTH");
     if (!o.seg && (o.have_rows || o.len || o.no_replace)) cal_usage_error("-n, -l and --no-replace need --segments");
     if (o.seg && o.window) cal_usage_error("--segments and --window exclude each other");
+    if (o.by_id && (o.seg || o.window)) cal_usage_error("--by-id applies to the full shuffle only");
 
     cal_reader *r = cal_reader_open(o.in);
     cal_writer *w = cal_writer_open(o.out);

@@ -109,3 +109,26 @@ PYEOF
 eq "no-replace: 260 distinct segments" "$out" yes
 expect_fail "no-replace short" 1 '262 segments of 8.*66 rows of 32 need 264 without replacement \(65 rows possible\)' cal-shuffle --segments 8 -n 66 -l 32 --no-replace "$T/tok.cal"
 expect_fail "segments need -n -l" 2 'needs -n ROWS and -l LENGTH' cal-shuffle --segments 8 "$T/tok.cal"
+
+# --by-id: shards concatenated in any order shuffle like the whole stream
+$PY - "$HERE" "$T" <<'PYEOF'
+import sys, random; sys.path.insert(0, sys.argv[1]); import calstream as cs
+r = random.Random(11)
+recs = [cs.tokens("s", r.getrandbits(64), [r.randrange(100) for _ in range(r.randrange(1, 30))]) for _ in range(500)]
+meta = [("tokenizer_fp", "00000000000000aa")]
+cs.write(sys.argv[2] + "/whole.cal", meta, recs)
+for k in range(3):
+    cs.write(sys.argv[2] + "/sh%d.cal" % k, meta + [("stage", "shard %d" % k)], recs[k::3])
+PYEOF
+cal-shuffle --by-id --seed 2 "$T/whole.cal" -o "$T/w.cal"
+cat "$T/sh2.cal" "$T/sh0.cal" "$T/sh1.cal" | cal-shuffle --by-id --seed 2 -S 8K -o "$T/s.cal"
+recs "$T/w.cal" >"$T/a"; recs "$T/s.cal" >"$T/b"
+same "--by-id: shards in any order, same records in the same order" "$T/a" "$T/b"
+out=$($PY - "$HERE" "$T/whole.cal" "$T/w.cal" <<'PYEOF'
+import sys, struct; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
+_, a = cs.read(sys.argv[2]); _, b = cs.read(sys.argv[3])
+order = sorted(range(len(a)), key=lambda i: (ref.h(struct.pack("<Q", a[i]["id"]), 2), i))
+print("yes" if [x["raw"] for x in b] == [a[i]["raw"] for i in order] else "no")
+PYEOF
+)
+eq "--by-id order = sort by XXH3(id, seed)" "$out" yes

@@ -36,7 +36,8 @@ static const char usage[] =
     "  --per-doc             window: windows inside documents of > LENGTH tokens\n"
     "  --truncate tail|head  doc: cut the tail (default) or the head of long documents\n"
     "  --pad right|left      doc: side of the padding (default right)\n"
-    "  --min-tokens N        doc: drop documents shorter than N tokens (counted)\n"
+    "  --min-tokens N        drop documents shorter than N tokens (counted)\n"
+    "  --max-tokens N        drop documents longer than N tokens (counted)\n"
     "  --stratify B1,B2,...  doc: equal draws per token-length bucket (needs -n)\n"
     "  --bos none|row|doc|half|alt  BOS policy (default none)\n"
     "  --eos none|row|doc|half|alt  EOS policy (default none)\n"
@@ -52,7 +53,7 @@ typedef struct {
     uint32_t len;
     int mode, sep, tail_pad, per_doc, trunc_head, pad_left, bos_pol, eos_pol;
     int have_n, allow_short, verbose, progress;
-    uint64_t n, seed, min_tokens, random_rows, noise_rows;
+    uint64_t n, seed, min_tokens, max_tokens, random_rows, noise_rows;
     int64_t bos, eos, pad;
     uint64_t *strata;
     size_t nstrata;
@@ -68,7 +69,7 @@ typedef struct {
 static opts o;
 static cal_writer *w;
 static cal_rng rng;
-static uint64_t rows_out, docs_in, docs_dropped, tokens_in, tokens_dropped;
+static uint64_t rows_out, docs_in, docs_kept, docs_dropped, tokens_in, tokens_dropped;
 static cal_progress prog;
 
 static int pick(const char *opt, const char *s, const char *const *names) {
@@ -397,12 +398,12 @@ static int64_t resolve(int64_t opt, const cal_meta *m, const char *key) {
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     enum { O_ALLOW = 256, O_SEED, O_SEP, O_TAIL, O_PERDOC, O_TRUNC, O_PAD, O_MIN, O_STRAT, O_BOS, O_EOS,
-           O_BOSID, O_EOSID, O_PADID, O_RANDOM, O_NOISE, O_PROGRESS, O_HELP, O_VERSION };
+           O_BOSID, O_EOSID, O_PADID, O_MAX, O_RANDOM, O_NOISE, O_PROGRESS, O_HELP, O_VERSION };
     static const struct option lo[] = {
         {"length", 1, 0, 'l'}, {"mode", 1, 0, 'm'}, {"rows", 1, 0, 'n'}, {"output", 1, 0, 'o'},
         {"verbose", 0, 0, 'v'}, {"allow-short", 0, 0, O_ALLOW}, {"seed", 1, 0, O_SEED},
         {"sep", 1, 0, O_SEP}, {"tail", 1, 0, O_TAIL}, {"per-doc", 0, 0, O_PERDOC},
-        {"truncate", 1, 0, O_TRUNC}, {"pad", 1, 0, O_PAD}, {"min-tokens", 1, 0, O_MIN},
+        {"truncate", 1, 0, O_TRUNC}, {"pad", 1, 0, O_PAD}, {"min-tokens", 1, 0, O_MIN}, {"max-tokens", 1, 0, O_MAX},
         {"stratify", 1, 0, O_STRAT}, {"bos", 1, 0, O_BOS}, {"eos", 1, 0, O_EOS},
         {"bos-id", 1, 0, O_BOSID}, {"eos-id", 1, 0, O_EOSID}, {"pad-id", 1, 0, O_PADID},
         {"random-rows", 1, 0, O_RANDOM}, {"noise-rows", 1, 0, O_NOISE}, {"progress", 0, 0, O_PROGRESS},
@@ -433,6 +434,7 @@ int main(int argc, char **argv) {
             else if (strcmp(optarg, "right")) cal_usage_error("--pad: unknown value '%s'", optarg);
             break;
         case O_MIN: o.min_tokens = cal_parse_u64("--min-tokens", optarg, 0, UINT32_MAX); break;
+        case O_MAX: o.max_tokens = cal_parse_u64("--max-tokens", optarg, 1, UINT32_MAX); break;
         case O_STRAT: parse_strata(optarg); break;
         case O_BOS: o.bos_pol = pick("--bos", optarg, pol_names); break;
         case O_EOS: o.eos_pol = pick("--eos", optarg, pol_names); break;
@@ -516,25 +518,27 @@ int main(int argc, char **argv) {
         if (rec.kind != CAL_TOKENS)
             cal_reader_die(r, &rec, "expected TOKENS records, got %s", cal_kind_name(rec.kind));
         docs_in++;
-        tokens_in += cal_tokens_len(&rec);
+        size_t dl = cal_tokens_len(&rec);
+        tokens_in += dl;
+        if (dl < o.min_tokens || (o.max_tokens && dl > o.max_tokens)) {
+            docs_dropped++;
+            tokens_dropped += dl;
+            continue;
+        }
+        docs_kept++;
         char label[CAL_MAX_LABEL + 1];
         copy_label(label, &rec);
         switch (o.mode) {
         case M_CONCAT:
-            wrap_doc(&rec, &t, docs_in == 1);
+            wrap_doc(&rec, &t, docs_kept == 1);
             concat_feed(t.v, t.n, rec.id, label);
             break;
         case M_ARTICLE: article_feed(&rec); break;
         case M_WINDOW:
-            wrap_doc(&rec, &t, o.per_doc || docs_in == 1);
+            wrap_doc(&rec, &t, o.per_doc || docs_kept == 1);
             keep_doc(&rec, &t);
             break;
         case M_DOC:
-            if (cal_tokens_len(&rec) < o.min_tokens) {
-                docs_dropped++;
-                tokens_dropped += cal_tokens_len(&rec);
-                break;
-            }
             cal_rec_ids(&rec, &t);
             if (o.nstrata) keep_doc(&rec, &t);
             else doc_row(t.v, t.n, rec.id, label);

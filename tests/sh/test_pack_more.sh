@@ -175,3 +175,11 @@ print("yes" if [x["ids"] for x in rows] == t_rows else "no")
 PYEOF
 )
 eq "EXL3 split_art rows (transcribed loop)" "$out" yes
+
+# --max-tokens/--min-tokens filter documents in every mode, counted by -v
+check "max-tokens concat" cal-pack -l 5 --max-tokens 10 -v "$T/a.cal" -o "$T/o.cal"
+eq "max-tokens: rows from the 10- and 5-token documents" "$(dump "$T/o.cal" | cut -d' ' -f3- | tr '\n' '|')" \
+  "10 11 12 13 14 |15 16 17 18 19 |20 21 22 23 24 |"
+case "$(cat "$T/.err")" in *"1 documents dropped"*) ok "max-tokens: counted" ;; *) not_ok "max-tokens: counted" "$(cat "$T/.err")" ;; esac
+cal-pack -l 5 --min-tokens 6 --sep eos "$T/a.cal" -o "$T/o.cal"
+eq "min-tokens concat: first kept document has no separator before it" "$(dump "$T/o.cal" | head -1 | cut -d' ' -f3-)" "10 11 12 13 14 "

@@ -34,8 +34,20 @@ export_rows() {
     die "writing $2/cal_data.safetensors failed"
 }
 
+abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
+
+# work_dir: a temporary directory, removed at exit, made the current one so
+# that the stage lines of the streams hold the same relative names on every
+# run (the same seed then gives the same bytes). Paths given by the user are
+# made absolute first.
 work_dir() {
-  WORK=$(mktemp -d "${TMPDIR:-/tmp}/calkit-example.XXXXXX") || die "cannot create a temporary directory"
-  trap 'rm -rf "$WORK"' EXIT
+  WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/calkit-example.XXXXXX") || die "cannot create a temporary directory"
+  trap 'rm -rf "$WORKDIR"' EXIT
   trap 'exit 1' INT TERM
+  OUT=$(abs "$OUT")
+  [ -e "$TOK" ] && TOK=$(abs "$TOK")
+  [ -n "${CAL_TOKENS_DIR:-}" ] && CAL_TOKENS_DIR=$(abs "$CAL_TOKENS_DIR")
+  [ -n "${IN:-}" ] && [ -e "$IN" ] && IN=$(abs "$IN")
+  cd "$WORKDIR" || die "cannot enter $WORKDIR"
+  WORK=.
 }

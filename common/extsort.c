@@ -10,7 +10,7 @@
 #include "stream.h"
 #include "util.h"
 
-#define FAN_IN 64               /* runs merged at once (bounded open files) */
+#define FAN_IN 128              /* runs merged at once (bounded open files) */
 #define RUN_BUF (256u << 10)    /* stdio buffer per run file */
 #define ITEM_COST 32            /* bookkeeping bytes charged per record */
 
@@ -130,7 +130,16 @@ void cal_extsort_add(cal_extsort *s, uint64_t key, const void *p, size_t n) {
         s->items = cal_xrealloc(s->items, s->cap * sizeof *s->items);
     }
     s->items[s->n++] = (item){key, s->seq++, s->arena.n, n};
-    cal_buf_add(&s->arena, p, n);
+    if (s->arena.n + n > s->arena.cap) {
+        /* grow by doubling, but not past the limit: memory stays near -S */
+        size_t want = s->arena.cap ? 2 * s->arena.cap : (1u << 20);
+        if (want > s->limit) want = s->limit;
+        if (want < s->arena.n + n) want = s->arena.n + n;
+        s->arena.p = cal_xrealloc(s->arena.p, want);
+        s->arena.cap = want;
+    }
+    if (n) memcpy(s->arena.p + s->arena.n, p, n);
+    s->arena.n += n;
 }
 
 static int in_less(const cal_extsort *s, size_t a, size_t b) {

@@ -1,11 +1,13 @@
-# common.sh - sourced by the example recipes. Finds the calkit programs (the
-# build tree's bin/ first) and the tokenizer, and turns a corpus into TOKENS.
+# common.sh - sourced by the example recipes. Finds the calkit programs
+# ($CAL_BIN, else the build tree's bin/, else PATH) and the tokenizer, and
+# turns a corpus into TOKENS.
 #   CAL_TOKENIZER   tokenizer.json or .model (default: the Llama 3 tokenizer
 #                   fetched by `make tokenizers`); -t TOKENIZER overrides it
 #   CAL_TOKENS_DIR  a directory of pre-encoded corpora NAME.cal (TOKENS
 #                   records): used instead of cal-read | cal-encode
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-if [ -x "$ROOT/bin/cal-pack" ]; then PATH="$ROOT/bin:$PATH"; export PATH; fi
+if [ -n "${CAL_BIN:-}" ]; then PATH="$CAL_BIN:$PATH"; export PATH  # the test suite's build
+elif [ -x "$ROOT/bin/cal-pack" ]; then PATH="$ROOT/bin:$PATH"; export PATH; fi
 TOK=${CAL_TOKENIZER:-$ROOT/build/tokenizers/llama3/tokenizer.json}
 SEED=0
 LENGTH=2048

@@ -17,8 +17,8 @@ trap 'rm -rf "$D"' EXIT
 # One header, then ~8 MB of TOKENS records (documents of 64-4096 tokens)
 # repeated up to the size; halves a.cal and b.cal for cal-blend.
 import random, struct, sys
-sys.path.insert(0, "tests/sh")
-import calstream as cs
+sys.path.insert(0, "tests/py")
+import packstream as cs
 d, mb = sys.argv[1], int(sys.argv[2])
 r = random.Random(1)
 recs, n = [], 0

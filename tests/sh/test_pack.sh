@@ -1,12 +1,12 @@
 #!/bin/sh
 # cal-pack: every mode against the reference model in packref.py (exact ids,
-# labels, row ids, masks, flags), on random inputs written by calstream.py.
+# labels, row ids, masks, flags), on random inputs written by packstream.py.
 . tests/lib.sh
-cd "$(dirname "$0")" && HERE=$(pwd) && cd - >/dev/null
+HERE=$(cd "$(dirname "$0")/../py" && pwd)
 $PY - "$HERE" "$T" <<'PYEOF'
 import os, random, subprocess, sys
 sys.path.insert(0, sys.argv[1])
-import calstream as cs, packref as ref
+import packstream as cs, packref as ref
 T = sys.argv[2]
 fails = 0
 

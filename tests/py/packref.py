@@ -3,13 +3,14 @@ the tests, written from the documented rules (man/cal-pack.1 etc.), with the
 documented RNG (xoshiro256** seeded by SplitMix64, Lemire bounded draws;
 man/cal-stream.5). The tests compare the C programs with these."""
 import struct
-import xxhash
+
+from packstream import xxh3
 
 M64 = (1 << 64) - 1
 
 
 def h(b, seed=0):
-    return xxhash.xxh3_64_intdigest(b, seed=seed)
+    return xxh3(b, seed)
 
 
 class Rng:

@@ -1,13 +1,25 @@
 """calstream.py - an independent reader/writer of the cal-stream format
-(man/cal-stream.5) for the tests, on python3-xxhash. Not calkit's code: it
+(man/cal-stream.5) for the tests, on libxxhash through ctypes. Not calkit's code: it
 re-implements the byte layout so that the tests check the C side against it.
 
 Header: 8-byte magic, u8 version, u8 0, u16 flags, u32 meta_len, meta
 ("key=value\\n" lines), u64 XXH3-64 of all of the above.
 Record: u8 kind, u8 0, u16 label_len, u32 payload_len, u64 id, label,
 payload, u64 XXH3-64 of all of the above. Little-endian throughout."""
+import ctypes
 import struct
-import xxhash
+
+# XXH3 from the system libxxhash (libxxhash-dev is a build dependency), so the
+# tests need no extra Python package.
+_xx = ctypes.CDLL("libxxhash.so.0")
+_xx.XXH3_64bits.restype = ctypes.c_uint64
+_xx.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+_xx.XXH3_64bits_withSeed.restype = ctypes.c_uint64
+_xx.XXH3_64bits_withSeed.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint64]
+
+
+def xxh3(b, seed=0):
+    return _xx.XXH3_64bits_withSeed(b, len(b), seed) if seed else _xx.XXH3_64bits(b, len(b))
 
 MAGIC = b"\x89CAL\r\n\x1a\n"
 TEXT, TOKENS, ROW, VECTORS = 1, 2, 3, 4
@@ -15,7 +27,7 @@ NOISE, MASK = 1, 2
 
 
 def _h(b):
-    return struct.pack("<Q", xxhash.xxh3_64_intdigest(b))
+    return struct.pack("<Q", xxh3(b))
 
 
 def header(meta):

@@ -203,7 +203,7 @@ static void merge_close(cal_extsort *s, size_t k) {
 static void start_reading(cal_extsort *s) {
     s->reading = 1;
     if (!s->nruns) {
-        qsort(s->items, s->n, sizeof *s->items, cmp_item);
+        if (s->n) qsort(s->items, s->n, sizeof *s->items, cmp_item);
         return;
     }
     if (s->n) spill(s);

@@ -35,3 +35,12 @@ void cal_add_stage_no_output(cal_meta *m, int argc, char **argv, const char *ext
     static const char *const drop[] = {"-o", "--output", NULL};
     cal_add_stage_without(m, argc, argv, extra, drop);
 }
+
+int cal_arg_given(int argc, char **argv, const char *lng, const char *shrt) {
+    size_t n = strlen(lng);
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if ((!strncmp(argv[i], lng, n) && (argv[i][n] == 0 || argv[i][n] == '=')) ||
+            (shrt && !strncmp(argv[i], shrt, 2)))
+            return 1;
+    return 0;
+}

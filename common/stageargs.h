@@ -12,4 +12,9 @@ void cal_add_stage_no_output(cal_meta *m, int argc, char **argv, const char *ext
  * "-S" drops "-S 1M" and "-S1M", "--buffer-size" drops both its forms). */
 void cal_add_stage_without(cal_meta *m, int argc, char **argv, const char *extra, const char *const *drop);
 
+/* Whether argv gives option lng ("--seed", also as "--seed=V") or the short
+ * option shrt ("-m", also "-mV"; NULL for none) before any "--". For the
+ * resolved defaults of the stage line: only options left implicit go there. */
+int cal_arg_given(int argc, char **argv, const char *lng, const char *shrt);
+
 #endif

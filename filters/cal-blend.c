@@ -276,9 +276,10 @@ int main(int argc, char **argv) {
         if (i == 0) cal_meta_copy(m, &s->meta);
         else if (!cal_meta_merge(m, &s->meta, err, sizeof err)) cal_die("%s: %s (vs %s)", s->path, err, src[0].path);
     }
-    char extra[64];
-    snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)seed);
-    cal_add_stage_no_output(m, argc, argv, extra);
+    char extra[64] = "";
+    if (!grouped && !cal_arg_given(argc, argv, "--seed", NULL))
+        snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)seed);
+    cal_add_stage_no_output(m, argc, argv, *extra ? extra : NULL);
 
     cal_progress prog;
     cal_progress_init(&prog, progress);

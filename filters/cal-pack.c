@@ -380,16 +380,6 @@ static void parse_strata(const char *s) {
     free(copy);
 }
 
-/* Whether the command line gives option long (or short) explicitly. */
-static int given(int argc, char **argv, const char *lng, const char *shrt) {
-    size_t n = strlen(lng);
-    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-        if ((!strncmp(argv[i], lng, n) && (argv[i][n] == 0 || argv[i][n] == '=')) ||
-            (shrt && !strncmp(argv[i], shrt, 2)))
-            return 1;
-    return 0;
-}
-
 /* Resolves an id: the option's value, else the header key, else -1. */
 static int64_t resolve(int64_t opt, const cal_meta *m, const char *key) {
     return opt >= 0 ? opt : cal_meta_get_int(m, key);
@@ -494,15 +484,15 @@ int main(int argc, char **argv) {
     /* resolved defaults that the command line left implicit */
     char extra[256] = "";
     size_t x = 0;
-    if (!given(argc, argv, "--mode", "-m"))
+    if (!cal_arg_given(argc, argv, "--mode", "-m"))
         x += (size_t)snprintf(extra + x, sizeof extra - x, " --mode %s", mode_names[o.mode]);
-    if (!given(argc, argv, "--seed", NULL))
+    if (!cal_arg_given(argc, argv, "--seed", NULL))
         x += (size_t)snprintf(extra + x, sizeof extra - x, " --seed %llu", (unsigned long long)o.seed);
-    if (o.bos_pol != P_NONE && o.bos >= 0 && !given(argc, argv, "--bos-id", NULL))
+    if (o.bos_pol != P_NONE && o.bos >= 0 && !cal_arg_given(argc, argv, "--bos-id", NULL))
         x += (size_t)snprintf(extra + x, sizeof extra - x, " --bos-id %lld", (long long)o.bos);
-    if (o.eos >= 0 && o.eos_pol != P_NONE && !given(argc, argv, "--eos-id", NULL))
+    if (o.eos >= 0 && o.eos_pol != P_NONE && !cal_arg_given(argc, argv, "--eos-id", NULL))
         x += (size_t)snprintf(extra + x, sizeof extra - x, " --eos-id %lld", (long long)o.eos);
-    if (need_pad && !given(argc, argv, "--pad-id", NULL))
+    if (need_pad && !cal_arg_given(argc, argv, "--pad-id", NULL))
         x += (size_t)snprintf(extra + x, sizeof extra - x, " --pad-id %lld", (long long)o.pad);
     cal_add_stage_no_output(cal_writer_meta(w), argc, argv, x ? extra + 1 : NULL);
     cal_rng_init2(&rng, o.seed, o.nstrata ? "stratify" : "window");

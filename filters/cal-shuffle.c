@@ -230,17 +230,17 @@ int main(int argc, char **argv) {
     cal_reader *r = cal_reader_open(o.in);
     cal_writer *w = cal_writer_open(o.out);
     cal_progress_init(&prog, o.progress);
-    char extra[128];
+    /* the resolved default seed, when the command line leaves it implicit */
+    char extra[128] = "";
+    if (!cal_arg_given(argc, argv, "--seed", NULL)) snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)o.seed);
     size_t spills = 0;
     if (o.seg || o.window) {
-        snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)o.seed);
         cal_meta_copy(cal_writer_meta(w), cal_reader_meta(r));
-        cal_add_stage_no_output(cal_writer_meta(w), argc, argv, extra);
+        cal_add_stage_no_output(cal_writer_meta(w), argc, argv, *extra ? extra : NULL);
         if (o.seg) segments(r, w);
         else shuffle_window(r, w);
     } else {
-        snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)o.seed);
-        spills = shuffle_all(r, w, argc, argv, extra);
+        spills = shuffle_all(r, w, argc, argv, *extra ? extra : NULL);
     }
     cal_writer_close(w);
     cal_progress_done(&prog);

@@ -183,3 +183,27 @@ eq "max-tokens: rows from the 10- and 5-token documents" "$(dump "$T/o.cal" | cu
 case "$(cat "$T/.err")" in *"1 documents dropped"*) ok "max-tokens: counted" ;; *) not_ok "max-tokens: counted" "$(cat "$T/.err")" ;; esac
 cal-pack -l 5 --min-tokens 6 --sep eos "$T/a.cal" -o "$T/o.cal"
 eq "min-tokens concat: first kept document has no separator before it" "$(dump "$T/o.cal" | head -1 | cut -d' ' -f3-)" "10 11 12 13 14 "
+
+# streaming: -n stops reading, so an endless producer is no problem
+$PY - "$HERE" >"$T/inf.py" <<'PYEOF'
+import sys
+print("import sys; sys.path.insert(0, %r); import packstream as cs" % sys.argv[1])
+print("o = sys.stdout.buffer; o.write(cs.header([('vocab', '9')]))")
+print("i = 0\nwhile True:\n    o.write(cs.tokens('x', i, [i % 9] * 7)); i += 1")
+PYEOF
+check "endless input, -n 3: ends" sh -c "$PY '$T/inf.py' 2>/dev/null | timeout 20 cal-pack -l 5 -n 3 -o '$T/o.cal'"
+eq "endless input: 3 rows" "$(dump "$T/o.cal" | wc -l)" 3
+# a stream with a header and no records
+$PY - "$HERE" "$T/empty.cal" <<'PYEOF'
+import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+cs.write(sys.argv[2], [("vocab", "9"), ("eos", "1")], [])
+PYEOF
+check "no records: concat gives no rows" cal-pack -l 4 "$T/empty.cal" -o "$T/o.cal"
+eq "no records: 0 rows" "$(dump "$T/o.cal" | wc -l)" 0
+expect_fail "no records, -n 1" 1 'only 0 rows of 4 tokens, -n 1 asked' cal-pack -l 4 -n 1 --mode doc "$T/empty.cal"
+check "no records: random rows still come" cal-pack -l 4 -n 0 --random-rows 2 "$T/empty.cal" -o "$T/o.cal"
+eq "no records: 2 random rows" "$(dump "$T/o.cal" | wc -l)" 2
+check "no records: shuffle" cal-shuffle "$T/empty.cal" -o "$T/o.cal"
+eq "no records: shuffle writes the header only" "$(dump "$T/o.cal" | wc -l)" 0
+check "no records: blend --grouped" cal-blend --grouped "$T/empty.cal" -o "$T/o.cal"
+expect_fail "no records: blend rows=1 short" 1 'has only 0 records, 1 needed' cal-blend "$T/empty.cal:rows=1"

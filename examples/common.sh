@@ -14,6 +14,13 @@ LENGTH=2048
 
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 
+# A path must exist; a bare name (llama3) is looked up by cal-encode.
+check_tokenizer() {
+  case $TOK in
+    */*) [ -f "$TOK" ] || die "$TOK: no tokenizer (run 'make tokenizers', or give -t FILE or CAL_TOKENIZER)" ;;
+  esac
+}
+
 # tokens CORPUS OUT [cal-read options]: the corpus (a built-in name or a
 # file) as TOKENS records in OUT, encoded without special tokens.
 tokens() {
@@ -24,7 +31,7 @@ tokens() {
     [ -f "$CAL_TOKENS_DIR/${_n%%.*}.cal" ] || die "$CAL_TOKENS_DIR/${_n%%.*}.cal: no such pre-encoded corpus"
     cp "$CAL_TOKENS_DIR/${_n%%.*}.cal" "$_o"
   else
-    [ -f "$TOK" ] || die "$TOK: no tokenizer (run 'make tokenizers', or give -t FILE or CAL_TOKENIZER)"
+    check_tokenizer
     cal-read "$@" "$_c" | cal-encode -t "$TOK" -o "$_o" || die "encoding $_c failed"
   fi
 }

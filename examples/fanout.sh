@@ -37,7 +37,7 @@ command -v parallel >/dev/null 2>&1 || die "GNU parallel is not installed (apt-g
 work_dir
 export TOK WORK CORPUS
 [ -n "${CAL_TOKENS_DIR:-}" ] && die "fan-out shards the text: CAL_TOKENS_DIR does not apply"
-[ -f "$TOK" ] || die "$TOK: no tokenizer (run 'make tokenizers', or give -t FILE or CAL_TOKENIZER)"
+check_tokenizer
 # shard I: its documents as TOKENS
 shard='cal-read --shard {}/'"$SHARDS"' "$CORPUS" | cal-encode -j 1 -t "$TOK" -o shard.{}'
 serial_tokens() { cal-read "$CORPUS" | cal-encode -t "$TOK" -o "$WORK/all.tok"; }

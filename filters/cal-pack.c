@@ -451,6 +451,10 @@ int main(int argc, char **argv) {
         cal_usage_error("--mode article takes --bos none|doc|half|alt and --eos none|doc|alt");
     if (o.sep != SEP_NONE && o.mode != M_CONCAT && o.mode != M_WINDOW)
         cal_usage_error("--sep needs --mode concat or window");
+    if (o.sep != SEP_NONE && o.per_doc) cal_usage_error("--sep has no use with --per-doc (windows stay inside documents)");
+    if ((o.trunc_head || o.pad_left || cal_arg_given(argc, argv, "--truncate", NULL) ||
+         cal_arg_given(argc, argv, "--pad", NULL)) && o.mode != M_DOC)
+        cal_usage_error("--truncate and --pad need --mode doc");
     if (o.tail_pad && o.mode != M_CONCAT && o.mode != M_ARTICLE)
         cal_usage_error("--tail needs --mode concat or article");
 

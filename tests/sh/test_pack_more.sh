@@ -207,3 +207,7 @@ check "no records: shuffle" cal-shuffle "$T/empty.cal" -o "$T/o.cal"
 eq "no records: shuffle writes the header only" "$(dump "$T/o.cal" | wc -l)" 0
 check "no records: blend --grouped" cal-blend --grouped "$T/empty.cal" -o "$T/o.cal"
 expect_fail "no records: blend rows=1 short" 1 'has only 0 records, 1 needed' cal-blend "$T/empty.cal:rows=1"
+expect_fail "--pad outside doc mode" 2 '--truncate and --pad need --mode doc' cal-pack -l 4 --pad left "$T/a.cal"
+expect_fail "--sep with --per-doc" 2 '--sep has no use with --per-doc' cal-pack -l 4 -n 1 --mode window --per-doc --sep eos "$T/a.cal"
+expect_fail "--per-doc outside window" 2 '--per-doc needs --mode window' cal-pack -l 4 --per-doc "$T/a.cal"
+expect_fail "--stratify outside doc" 2 '--stratify needs --mode doc' cal-pack -l 4 -n 2 --stratify 2,4 "$T/a.cal"

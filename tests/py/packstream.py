@@ -5,7 +5,9 @@ re-implements the byte layout so that the tests check the C side against it.
 Header: 8-byte magic, u8 version, u8 0, u16 flags, u32 meta_len, meta
 ("key=value\\n" lines), u64 XXH3-64 of all of the above.
 Record: u8 kind, u8 0, u16 label_len, u32 payload_len, u64 id, label,
-payload, u64 XXH3-64 of all of the above. Little-endian throughout."""
+payload, u64 XXH3-64 of all of the above. Little-endian throughout.
+Each segment ends with an END record (kind 5, empty label, id 0, payload
+u64 record count)."""
 import ctypes
 import struct
 
@@ -22,7 +24,7 @@ def xxh3(b, seed=0):
     return _xx.XXH3_64bits_withSeed(b, len(b), seed) if seed else _xx.XXH3_64bits(b, len(b))
 
 MAGIC = b"\x89CAL\r\n\x1a\n"
-TEXT, TOKENS, ROW, VECTORS = 1, 2, 3, 4
+TEXT, TOKENS, ROW, VECTORS, END = 1, 2, 3, 4, 5
 NOISE, MASK = 1, 2
 
 
@@ -54,11 +56,18 @@ def row(label, rid, ids, mask=None, flags=0):
     return record(ROW, label, rid, p)
 
 
+def end(count):
+    return record(END, "", 0, struct.pack("<Q", count))
+
+
 def write(path, meta, recs):
     with open(path, "wb") as f:
         f.write(header(meta))
+        n = 0
         for r in recs:
             f.write(r)
+            n += 1
+        f.write(end(n))
 
 
 def read(path):
@@ -80,6 +89,9 @@ def read(path):
         assert b[end:end + 8] == _h(b[i:end]), "record checksum at %d" % i
         label = b[i + 16:i + 16 + llen].decode()
         p = b[i + 16 + llen:end]
+        if kind == END:
+            i = end + 8
+            continue
         r = {"kind": kind, "label": label, "id": rid, "raw": b[i:end + 8]}
         if kind == TOKENS:
             r["ids"] = list(struct.unpack("<%dI" % (plen // 4), p))

@@ -54,6 +54,7 @@ static void flush(cal_writer *w) {
 }
 
 static void put(cal_writer *w, const void *p, size_t n) {
+    if (n == 0) return; /* p may be NULL */
     if (w->n + n > WRITE_BUF) {
         flush(w);
         if (n > WRITE_BUF / 2) {

@@ -10,6 +10,7 @@
 #include <utf8proc.h>
 
 #include "insrc.h"
+#include "jsonscan.h"
 #include "parquet.h"
 #include "stream.h"
 
@@ -437,12 +438,17 @@ static int flatten_chat(json_t *msgs, cal_buf *b) {
 }
 
 static void read_jsonl(cal_insrc *s, const char *label) {
-    cal_buf line = {0}, chat = {0};
+    cal_buf line = {0}, chat = {0}, str = {0};
     uint64_t off = 0;
     const char *name = cal_insrc_name(s);
     cal_insrc_skip_bom(s);
     int chat_field = strcmp(opt.field, "messages") == 0 || strcmp(opt.field, "conversations") == 0;
+    int fast = !chat_field && !strchr(opt.field, '.');
     while (!done && cal_insrc_line(s, &line, &off)) {
+        if (fast && cal_json_field(line.p, line.n, opt.field, &str)) {
+            document(name, label, str.p ? str.p : "", str.n, off, 0);
+            continue;
+        }
         if (blank(line.p, line.n)) continue;
         json_error_t e;
         json_t *root = json_loadb(line.p, line.n, JSON_ALLOW_NUL, &e);
@@ -464,7 +470,7 @@ static void read_jsonl(cal_insrc *s, const char *label) {
         }
         json_decref(root);
     }
-    cal_buf_free(&line), cal_buf_free(&chat);
+    cal_buf_free(&line), cal_buf_free(&chat), cal_buf_free(&str);
 }
 
 /* ---- Parquet ------------------------------------------------------------------ */

@@ -716,8 +716,8 @@ int main(int argc, char **argv) {
 #define IS(s) (strlen(s) == al && strncmp(a, s, al) == 0)
         if (only || a[0] != '-' || strcmp(a, "-") == 0) srcs[nsrc++] = a;
         else if (strcmp(a, "--") == 0) only = 1;
-        else if (IS("-h") || IS("--help")) { fputs(USAGE, stdout); return 0; }
-        else if (IS("--version")) cal_print_version();
+        else if (IS("-h") || IS("--help")) { fputs(USAGE, stdout); free(srcs); return 0; }
+        else if (IS("--version")) { free(srcs); cal_print_version(); }
         else if (IS("-f") || IS("--format")) {
             const char *v = need(argc, argv, &i, "--format");
             opt.format = -1;
@@ -767,7 +767,7 @@ int main(int argc, char **argv) {
         else cal_usage_error("unknown option '%s'", a);
 #undef IS
     }
-    if (list) { list_corpora(); return 0; }
+    if (list) { free(srcs); list_corpora(); return 0; }
     if (nsrc == 0) cal_usage_error("no SOURCE given (a corpus name, file, directory or -)");
     if (opt.have_seed && !opt.have_sample) cal_usage_error("--seed goes with --sample");
     if (opt.template != T_PLAIN && opt.format == F_PARQUET) cal_usage_error("--template applies to JSON chat records");

@@ -5,6 +5,9 @@
 # one-line errors, never a crash.
 . tests/lib.sh
 R=tests/read
+# D [--labels] [FILE]: the texts of a stream, one JSON string per line (via cal-cat --json)
+D() { if [ "${1:-}" = --labels ]; then shift; cal-cat --json "$@" | $PY tests/read/texts.py --labels
+      else cal-cat --json "$@" | $PY tests/read/texts.py; fi; }
 if ! NM=$(sh $R/npm.sh 2>"$T/npm.err"); then skip parquet "npm packages unavailable: $(cat "$T/npm.err")"; exit 0; fi
 cp $R/parquet_fixtures.mjs "$NM/../parquet_fixtures.mjs"
 if ! node "$NM/../parquet_fixtures.mjs" "$T" 2>"$T/gen.err"; then not_ok "fixtures" "$(tail -3 "$T/gen.err")"; exit 1; fi
@@ -15,7 +18,7 @@ for f in "$T"/*.want; do
   [ "$n" = rows ] && continue
   field=text; [ "$n" = duck_struct ] && field=doc.body
   if cal-read --field "$field" "$T/$n.parquet" >"$T/$n.cal" 2>"$T/$n.err"; then
-    $PY $R/caldump.py "$T/$n.cal" >"$T/$n.got"
+    D "$T/$n.cal" >"$T/$n.got"
     same "parquet $n equals DuckDB's read" "$T/$n.got" "$f"
   else
     not_ok "parquet $n" "$(cat "$T/$n.err")"
@@ -25,8 +28,8 @@ done
 # nulls are skipped and counted: 3000 rows, every 17th null
 cal-read -v "$T/duck_snappy_V1.parquet" 2>"$T/v.err" >/dev/null
 grep -q " 177 nulls" "$T/v.err" && ok "nulls counted" || not_ok "nulls counted" "$(cat "$T/v.err")"
-eq "label is the file base name" "$(cal-read -n 1 "$T/hyp_plain.parquet" | $PY $R/caldump.py --labels | cut -f1)" "hyp_plain"
-eq "format detected from the magic" "$(cp "$T/hyp_dba.parquet" "$T/noext"; cal-read "$T/noext" | $PY $R/caldump.py | wc -l)" "2823"
+eq "label is the file base name" "$(cal-read -n 1 "$T/hyp_plain.parquet" | D --labels | cut -f1)" "hyp_plain"
+eq "format detected from the magic" "$(cp "$T/hyp_dba.parquet" "$T/noext"; cal-read "$T/noext" | D | wc -l)" "2823"
 
 expect_fail "lz4 is a clear unsupported-codec error" 1 'duck_lz4.parquet: byte [0-9]+: unsupported codec LZ4' cal-read "$T/duck_lz4.parquet"
 expect_fail "brotli is a clear unsupported-codec error" 1 'unsupported codec BROTLI' cal-read "$T/duck_brotli.parquet"

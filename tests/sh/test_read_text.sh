@@ -2,8 +2,10 @@
 # cal-read on text layouts, JSON Lines, compression and text hygiene. Every
 # expectation is exact (written out here or computed by Python).
 . tests/lib.sh
-D="$PY tests/read/caldump.py"
-got() { cal-read "$@" 2>"$T/err" | $D; }
+# D [--labels] [FILE]: the texts of a stream, one JSON string per line (via cal-cat --json)
+D() { if [ "${1:-}" = --labels ]; then shift; cal-cat --json "$@" | $PY tests/read/texts.py --labels
+      else cal-cat --json "$@" | $PY tests/read/texts.py; fi; }
+got() { cal-read "$@" 2>"$T/err" | D; }
 
 printf 'first line\n\nsecond  para\nstill second\n\n\n third\n' >"$T/a.txt"
 eq "whole file is one document" "$(got "$T/a.txt")" '"first line\n\nsecond  para\nstill second\n\n\n third\n"'
@@ -47,7 +49,7 @@ open(t + "/c4.want", "w").write("".join(json.dumps(d["text"], ensure_ascii=False
 PYEOF
 got "$T/c4-train.00000-of-01024.json.gz" >"$T/c4.got"
 same "C4 .json.gz (two gzip members)" "$T/c4.got" "$T/c4.want"
-eq "C4 label" "$(cal-read -n 1 "$T/c4-train.00000-of-01024.json.gz" | $D --labels | cut -f1)" "c4-train.00000-of-01024"
+eq "C4 label" "$(cal-read -n 1 "$T/c4-train.00000-of-01024.json.gz" | D --labels | cut -f1)" "c4-train.00000-of-01024"
 zstd -q -c "$T/c4.json" >"$T/c4z"
 got "$T/c4z" >"$T/c4z.got"
 same "zstd detected by magic" "$T/c4z.got" "$T/c4.want"
@@ -79,8 +81,8 @@ check "empty file: exit 0" cal-read "$T/empty.txt"
 # directories in sorted order, labels
 mkdir -p "$T/dir/sub"; echo b >"$T/dir/b.txt"; echo a >"$T/dir/a.txt"; echo c >"$T/dir/sub/c.txt"; echo h >"$T/dir/.hidden"
 eq "directory walked in sorted order" "$(got "$T/dir" | tr -d '\n')" '"a\n""b\n""c\n"'
-eq "directory label" "$(cal-read "$T/dir" | $D --labels | cut -f1 | sort -u)" "dir"
-eq "-L label" "$(cal-read -L mine "$T/a.txt" | $D --labels | cut -f1)" "mine"
+eq "directory label" "$(cal-read "$T/dir" | D --labels | cut -f1 | sort -u)" "dir"
+eq "-L label" "$(cal-read -L mine "$T/a.txt" | D --labels | cut -f1)" "mine"
 expect_fail "missing file" 1 'nothere.txt: No such file' cal-read "$T/nothere.txt"
 expect_fail "unknown corpus" 1 "wikki: no such file, and not a built-in corpus" cal-read wikki
 expect_fail "unknown option" 2 "unknown option" cal-read --bogus x

@@ -1,6 +1,7 @@
 /* jsonscan.c - see jsonscan.h. */
 #include "jsonscan.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static const char *ws(const char *p, const char *e) {
@@ -31,13 +32,37 @@ static void put_utf8(cal_buf *b, unsigned c) {
     cal_buf_add(b, t, n);
 }
 
+/* Nonzero when one of the 8 bytes of w is '"', '\\' or below 0x20. */
+static uint64_t special8(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return ((q - ones) & ~q & high) | ((b - ones) & ~b & high) | ((w - ones * 0x20) & ~w & high);
+}
+
+static int special(char c) { return c == '"' || c == '\\' || (unsigned char)c < 0x20; }
+
+/* The first '"', '\\' or control byte at or after p, or e. */
+static const char *scan_plain(const char *p, const char *e) {
+    for (;;) {
+        while (e - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (special8(w)) break;
+            p += 8;
+        }
+        const char *stop = e - p >= 8 ? p + 8 : e;
+        while (p < stop && !special(*p)) p++;
+        if (p < stop || p == e) return p;
+    }
+}
+
 /* p at the opening quote; returns the position after the closing quote or
  * NULL. With out, the decoded string is appended. */
 static const char *string(const char *p, const char *e, cal_buf *out) {
     p++;
     for (;;) {
         const char *s = p;
-        while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20) p++;
+        p = scan_plain(p, e);
         if (out && p > s) cal_buf_add(out, s, (size_t)(p - s));
         if (p >= e || (unsigned char)*p < 0x20) return NULL;
         if (*p == '"') return p + 1;

@@ -222,6 +222,7 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
         } else if (id == 4 && t == TC_LIST) {
             if (leaf < 0) fail_at(q, tc_offset(&r), "row groups before the schema");
             size_t k;
+            if (q->chunks) fail_at(q, tc_offset(&r), "second row group list");
             if (tc_list(&r, &k) != TC_STRUCT) fail_at(q, tc_offset(&r), "bad row group list");
             q->chunks = calloc(k ? k : 1, sizeof *q->chunks);
             if (!q->chunks) fail_at(q, tc_offset(&r), "out of memory");

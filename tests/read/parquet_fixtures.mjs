@@ -8,8 +8,9 @@ import { parquetWriteFile } from 'hyparquet-writer';
 import fs from 'node:fs';
 
 const out = process.argv[2];
+const nrows = Number(process.argv[3] || 3000);  // small files (e.g. 20) make fuzz seeds
 const rows = [];
-for (let i = 0; i < 3000; i++) {
+for (let i = 0; i < nrows; i++) {
   let t;
   if (i % 17 === 0) t = null;
   else if (i % 5 === 0) t = ['common value', 'héllo wörld', '日本語のテキスト', 'Ω≈ç√∫'][i % 4];

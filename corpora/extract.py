@@ -118,9 +118,14 @@ def wiki():
     if cur is not None:
         entries.append(cur)
     n = 0
+    # a fixed mixed order (hash of the head word), not A-Z: any prefix of the
+    # corpus is then a spread sample of the dictionary
+    entries.sort(key=lambda e: hashlib.sha256(e[0].encode()).hexdigest())
     for head, body in entries:
-        if head.startswith("00-database") or head.startswith("The Free On-line"):
+        if head.startswith(("00-database", "The Free On-line", "The original data", "{")):
             continue
+        if any(l.strip() for l in body) and next(l for l in body if l.strip()).strip().startswith("<introduction>"):
+            continue    # FOLDOC's own front matter, not articles
         text = foldoc_body(body)
         if len(text) < 200:
             continue
@@ -144,7 +149,11 @@ def brown_doc(path):
             continue
         s = ""
         quote_open = False
+        prev = None
         for w in toks:
+            if w == prev == ";":   # the corpus doubles some semicolons
+                continue
+            prev = w
             if w == "``":
                 s += (" " if s else "") + "\u201c"
                 quote_open = True

@@ -58,6 +58,13 @@ hyp('hyp_plain_snappy', 'PLAIN', 'SNAPPY');
 hyp('hyp_default', undefined, 'SNAPPY');
 hyp('hyp_dlba', 'DELTA_LENGTH_BYTE_ARRAY', 'UNCOMPRESSED');
 hyp('hyp_dba', 'DELTA_BYTE_ARRAY', 'SNAPPY');
+// a REQUIRED column (no definition levels): the rows without their nulls
+parquetWriteFile({
+  filename: `${out}/hyp_required.parquet`,
+  columnData: [{ name: 'text', data: rows.filter((t) => t !== null), type: 'STRING', nullable: false }],
+  codec: 'SNAPPY',
+  rowGroupSize: 500,
+});
 
 // the reference read of every readable file
 for (const f of fs.readdirSync(out).filter((f) => f.endsWith('.parquet')).sort()) {
@@ -68,3 +75,12 @@ for (const f of fs.readdirSync(out).filter((f) => f.endsWith('.parquet')).sort()
 }
 const r = await con.runAndReadAll(`SELECT doc.body FROM read_parquet('${out}/duck_struct.parquet') WHERE doc.body IS NOT NULL`);
 fs.writeFileSync(`${out}/duck_struct.want`, r.getRows().map((x) => JSON.stringify(x[0])).join('\n') + '\n');
+
+// what the fixtures cover, by DuckDB's reading of their metadata: one
+// "CODEC ENCODING" line per distinct pair of the text columns
+const cover = new Set();
+for (const f of fs.readdirSync(out).filter((f) => f.endsWith('.parquet')).sort()) {
+  const m = await con.runAndReadAll(`SELECT compression, encodings FROM parquet_metadata('${out}/${f}') WHERE path_in_schema IN ('text', 'doc, body')`);
+  for (const [c, e] of m.getRows()) for (const x of String(e).split(/[ ,]+/)) if (x) cover.add(`${c} ${x}`);
+}
+fs.writeFileSync(`${out}/coverage.txt`, [...cover].sort().join('\n') + '\n');

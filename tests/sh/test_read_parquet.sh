@@ -83,3 +83,11 @@ for f in "$T"/fz_*.pq; do
   if [ $rc -gt 1 ] || [ "$(wc -l <"$T/fz.err")" -gt 1 ]; then bad="$bad $(basename "$f"):$rc"; fi
 done
 eq "randomly damaged files: status 0/1 and at most one line" "$bad" ""
+
+# the fixtures do cover every codec and encoding cal-read supports
+miss=""
+for c in UNCOMPRESSED SNAPPY GZIP ZSTD; do grep -q "^$c " "$T/coverage.txt" || miss="$miss $c"; done
+for e in PLAIN PLAIN_DICTIONARY RLE_DICTIONARY DELTA_LENGTH_BYTE_ARRAY DELTA_BYTE_ARRAY; do
+  grep -q " $e\$" "$T/coverage.txt" || miss="$miss $e"
+done
+eq "fixtures cover all codecs and encodings" "$miss" ""

@@ -451,9 +451,9 @@ static void read_jsonl(cal_insrc *s, const char *label) {
         }
         if (blank(line.p, line.n)) continue;
         json_error_t e;
-        json_t *root = json_loadb(line.p, line.n, JSON_ALLOW_NUL, &e);
+        json_t *root = json_loadb(line.p, line.n, JSON_ALLOW_NUL | JSON_DECODE_ANY, &e);
         if (!root) cal_die_at(name, off + (uint64_t)(e.position > 0 ? e.position : 0), "invalid JSON: %s", e.text);
-        json_t *v = json_path(root, opt.field);
+        json_t *v = json_is_string(root) ? root : json_path(root, opt.field);
         if (!v && !chat_field && json_is_object(root)) {
             v = json_object_get(root, "messages");
             if (!v) v = json_object_get(root, "conversations");
@@ -498,16 +498,18 @@ static int has_suffix(const char *s, size_t n, const char *suf) {
 
 /* Base name without compression and format extensions. */
 static void base_label(const char *path, char *out, size_t cap) {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    if (!*b) b = path;
-    size_t n = strlen(b);
+    size_t end = strlen(path);
+    while (end > 1 && path[end - 1] == '/') end--;  /* "data/" -> "data" */
+    size_t start = end;
+    while (start > 0 && path[start - 1] != '/') start--;
+    const char *b = path + start;
+    size_t n = end - start;
     static const char *const ext[] = {".gz", ".gzip", ".zst", ".zstd", ".jsonl", ".json", ".ndjson",
                                       ".parquet", ".pq", ".txt", ".raw", ".tokens", ".text"};
     for (int again = 1; again;) {
         again = 0;
         for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
-            if (has_suffix(b, n, ext[i]) && n > strlen(ext[i])) { n -= strlen(ext[i]); again = 1; }
+            if (n > strlen(ext[i]) && has_suffix(b, n, ext[i])) { n -= strlen(ext[i]); again = 1; }
     }
     if (n > CAL_MAX_LABEL) n = CAL_MAX_LABEL;
     if (n >= cap) n = cap - 1;
@@ -543,7 +545,7 @@ static int format_from_content(const uint8_t *p, size_t n) {
 static void read_file(const char *path, const char *label) {
     int fmt = opt.format;
     if (fmt == F_AUTO) fmt = format_from_name(path);
-    if (fmt == F_AUTO && opt.sep) fmt = F_SEP;
+    if ((fmt == F_AUTO || fmt == F_TEXT) && opt.sep) fmt = F_SEP;
     st.sources++;
     if (fmt == F_PARQUET) { read_parquet(path, label); return; }
     cal_insrc *s = cal_insrc_open(path);

@@ -83,6 +83,19 @@ if [ -f build/corpora/wiki.jsonl.zst ]; then
     n=$(cal-read -v $c 2>&1 >/dev/null | sed -n 's/.*: \([0-9]*\) documents, \([0-9]*\) bytes.*/\2/p')
     [ "${n:-0}" -ge 1000000 ] && ok "built $c corpus >= 1 MB ($n)" || not_ok "built $c corpus" "$n"
   done
+  cal-read multilingual | cal-cat --json | $PY -c '
+import json, sys, unicodedata
+docs = [json.loads(l)["text"] for l in sys.stdin if "\"TEXT\"" in l]
+scripts = {}
+for d in docs:
+    for c in set(d):
+        if c.isalpha():
+            s = unicodedata.name(c, "?").split()[0]
+            scripts.setdefault(s, set()).add(id(d))
+need = ["LATIN", "CYRILLIC", "CJK", "ARABIC", "DEVANAGARI", "GREEK", "HEBREW", "HANGUL", "THAI", "ETHIOPIC"]
+missing = [s for s in need if len(scripts.get(s, ())) == 0]
+assert len(docs) >= 40 and not missing, (len(docs), missing)
+' && ok "multilingual: >= 40 documents in Latin, Cyrillic, CJK, Arabic, Devanagari, ... scripts" || not_ok "multilingual scripts"
 else
   skip "built corpora" "not built (make corpora)"
 fi

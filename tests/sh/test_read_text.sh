@@ -35,6 +35,10 @@ expect_fail "invalid JSON names file and byte" 1 'bad.jsonl: byte 31: invalid JS
 printf '{"body": "x"}\n' >"$T/nofield.jsonl"
 expect_fail "missing field" 1 "nofield.jsonl: byte 0: no field 'text'" cal-read "$T/nofield.jsonl"
 
+printf '{"text": "bad \377 byte", "n": 1}\n' >"$T/u8.jsonl"
+eq "invalid UTF-8 inside a JSON string is replaced" "$(got "$T/u8.jsonl")" '"bad � byte"'
+expect_fail "--strict on JSONL names the line" 1 'u8.jsonl: byte 0: invalid UTF-8' cal-read --strict "$T/u8.jsonl"
+
 # compression: gzip (several members), zstd, C4-style .json.gz
 $PY - "$T" <<'PYEOF'
 import gzip, json, sys

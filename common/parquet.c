@@ -21,7 +21,7 @@
 #include "thrift.h"
 #include "util.h"
 
-#define PQ_MAX_ALLOC ((uint64_t)1 << 31)  /* no chunk or page above 2 GiB */
+#define PQ_MAX_ALLOC ((uint64_t)1 << 30)  /* no chunk or page above 1 GiB */
 
 enum { CODEC_NONE = 0, CODEC_SNAPPY = 1, CODEC_GZIP = 2, CODEC_LZO = 3, CODEC_BROTLI = 4,
        CODEC_LZ4 = 5, CODEC_ZSTD = 6, CODEC_LZ4_RAW = 7 };
@@ -468,6 +468,10 @@ static int next_page(cal_pq *q) {
         q->chunk_pos += (int64_t)(r.p - r.start);
         if (usize < 0 || csize < 0 || csize > q->chunk_len - q->chunk_pos)
             fail_at(q, hoff, "bad page header (sizes %d/%d)", usize, csize);
+        /* a page never holds more than its column chunk says it does */
+        int64_t tu = q->chunks[q->rg].total_uncompressed;
+        if ((tu > 0 && usize > tu) || (uint64_t)usize >= PQ_MAX_ALLOC)
+            fail_at(q, hoff, "page of %d bytes larger than its column chunk", usize);
         const uint8_t *body = q->chunk + q->chunk_pos;
         uint64_t boff = hoff + (uint64_t)(r.p - r.start);
         q->chunk_pos += csize;

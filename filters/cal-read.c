@@ -297,8 +297,9 @@ static void read_whole(cal_insrc *s, const char *label) {
     cal_buf b = {0};
     const uint8_t *p;
     size_t n;
+    uint64_t off = cal_insrc_skip_bom(s) ? 3 : 0;
     while ((n = cal_insrc_chunk(s, &p)) > 0) cal_buf_add(&b, p, n);
-    document(cal_insrc_name(s), label, b.p, b.n, cal_insrc_skip_bom(s) ? 3 : 0, 1);
+    document(cal_insrc_name(s), label, b.p, b.n, off, 1);
     cal_buf_free(&b);
 }
 

@@ -67,6 +67,9 @@ expect_fail "corrupt gzip" 1 'bad.gz: byte [0-9]+: (corrupt|truncated) gzip data
 # hygiene
 printf '\357\273\277bom\n' >"$T/bom.txt"
 eq "BOM removed" "$(got -f lines "$T/bom.txt")" '"bom"'
+eq "BOM removed (whole file)" "$(got "$T/bom.txt")" '"bom\n"'
+printf '\357\273\277{"text": "j"}\n' >"$T/bom.jsonl"
+eq "BOM removed (JSONL)" "$(got "$T/bom.jsonl")" '"j"'
 printf 'ok \377 bad \300\257 x\000y\n' >"$T/u.txt"
 eq "invalid UTF-8 and NUL replaced" "$(got -f lines -v "$T/u.txt")" '"ok � bad �� x�y"'
 grep -q '3 invalid UTF-8 and 1 NUL' "$T/err" && ok "replacements counted by -v" || not_ok "replacements counted" "$(cat "$T/err")"

@@ -96,6 +96,26 @@ static const char *string(const char *p, const char *e, cal_buf *out) {
     }
 }
 
+static const char *digits(const char *p, const char *e) {
+    const char *s = p;
+    while (p < e && *p >= '0' && *p <= '9') p++;
+    return p > s ? p : NULL;
+}
+
+/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static const char *number(const char *p, const char *e) {
+    if (p < e && *p == '-') p++;
+    if (p < e && *p == '0') p++;
+    else if (!(p = digits(p, e))) return NULL;
+    if (p < e && *p == '.' && !(p = digits(p + 1, e))) return NULL;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-')) p++;
+        if (!(p = digits(p, e))) return NULL;
+    }
+    return p;
+}
+
 /* Skips any JSON value (structure checked loosely: the full parser decides
  * when the fast path gives up). */
 static const char *value(const char *p, const char *e, int depth) {
@@ -120,16 +140,10 @@ static const char *value(const char *p, const char *e, int depth) {
             return NULL;
         }
     }
-    const char *s = p;
-    while (p < e && ((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == '.' || *p == 'e' || *p == 'E' ||
-                     (*p >= 'a' && *p <= 'z')))
-        p++;
-    if (p == s) return NULL;
-    size_t k = (size_t)(p - s);
-    if ((*s >= 'a' && *s <= 'z') && !(k == 4 && !memcmp(s, "true", 4)) && !(k == 5 && !memcmp(s, "false", 5)) &&
-        !(k == 4 && !memcmp(s, "null", 4)))
-        return NULL;
-    return p;
+    if (*p == 't') return e - p >= 4 && !memcmp(p, "true", 4) ? p + 4 : NULL;
+    if (*p == 'f') return e - p >= 5 && !memcmp(p, "false", 5) ? p + 5 : NULL;
+    if (*p == 'n') return e - p >= 4 && !memcmp(p, "null", 4) ? p + 4 : NULL;
+    return number(p, e);
 }
 
 int cal_json_field(const char *p, size_t n, const char *key, cal_buf *out) {

@@ -68,13 +68,6 @@ void pq_rle_hybrid(pq_span *s, int width, uint32_t *out, size_t count) {
     }
 }
 
-size_t pq_delta_count(pq_span s) {
-    varint(&s), varint(&s);
-    uint64_t n = varint(&s);
-    if (n > (1u << 30)) fail(&s, "too many values in delta header");
-    return (size_t)n;
-}
-
 void pq_delta_binary(pq_span *s, int64_t *out, size_t count) {
     uint64_t block = varint(s), minis = varint(s), total = varint(s);
     int64_t first = zigzag(s);

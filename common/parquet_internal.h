@@ -21,10 +21,8 @@ typedef struct {
 
 /* RLE/bit-packed hybrid of `count` values of `width` bits (0..32) into out. */
 void pq_rle_hybrid(pq_span *s, int width, uint32_t *out, size_t count);
-/* DELTA_BINARY_PACKED: exactly `count` values (after reading the header,
- * which must announce count) into out; advances s past the data. Returns the
- * count announced by the header when count == SIZE_MAX (nothing decoded). */
-size_t pq_delta_count(pq_span s);
+/* DELTA_BINARY_PACKED: exactly `count` values (the header must announce
+ * that many) into out; advances s past the data. */
 void pq_delta_binary(pq_span *s, int64_t *out, size_t count);
 
 #endif

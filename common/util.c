@@ -9,7 +9,11 @@
 #include <time.h>
 
 static const char *progname = "calkit";
-static void (*cleanup_fn)(void);
+/* Cleanup hooks run in reverse order of registration on error exits (e.g.
+ * wait for a BLAS worker, then remove temp files). */
+#define MAX_CLEANUPS 8
+static void (*cleanup_fns[MAX_CLEANUPS])(void);
+static int n_cleanups;
 
 void cal_set_progname(const char *argv0) {
     const char *s = strrchr(argv0, '/');
@@ -18,14 +22,21 @@ void cal_set_progname(const char *argv0) {
 
 const char *cal_progname(void) { return progname; }
 
-void cal_atexit_cleanup(void (*fn)(void)) { cleanup_fn = fn; }
+void cal_atexit_cleanup(void (*fn)(void)) {
+    for (int i = 0; i < n_cleanups; i++)
+        if (cleanup_fns[i] == fn) return;
+    if (n_cleanups == MAX_CLEANUPS) {
+        fprintf(stderr, "%s: too many cleanup hooks\n", progname);
+        abort();
+    }
+    cleanup_fns[n_cleanups++] = fn;
+}
 
 static CAL_NORETURN void die_exit(int code) {
     fflush(stderr);
-    if (cleanup_fn) {
-        void (*fn)(void) = cleanup_fn;
-        cleanup_fn = NULL;
-        fn();
+    while (n_cleanups > 0) {
+        void (*fn)(void) = cleanup_fns[--n_cleanups];
+        fn(); /* popped first, so a hook that dies again does not loop */
     }
     exit(code);
 }

@@ -26,7 +26,8 @@
 void cal_set_progname(const char *argv0);
 const char *cal_progname(void);
 
-/* Hook run before any error exit (e.g. to remove a temp file). */
+/* Adds a hook run before any error exit (e.g. to remove a temp file); hooks
+ * run newest first, each once; registering the same hook twice is a no-op. */
 void cal_atexit_cleanup(void (*fn)(void));
 
 /* "PROG: msg" and exit 1. */

@@ -1,0 +1,58 @@
+"""calstream.py - write cal-stream records from Python (see man/cal-stream.5).
+
+A stream is a header (magic, version, metadata) followed by records; every
+header and record ends with the XXH3-64 (seed 0) of its bytes, so this needs
+the xxhash module (Debian: python3-xxhash). Used by dump-activations.py and
+by the tests.
+
+    w = CalStreamWriter(sys.stdout.buffer, {"source": "my-model layer 0"})
+    w.vectors("layer0", rows_f32_numpy_array)   # n x d, float32/float16/bf16
+    w.tokens("doc", [1, 2, 3])
+    w.row("row", ids, mask=None, noise=False)
+"""
+import struct
+
+import xxhash
+
+MAGIC = b"\x89CAL\r\n\x1a\n"
+TOKENS, ROW, VECTORS = 2, 3, 4
+F32, F16, BF16 = 1, 2, 3
+
+
+def _meta_text(meta):
+    out = []
+    for k, v in meta:
+        v = str(v).replace("\\", "\\\\").replace("\n", "\\n")
+        out.append(f"{k}={v}\n")
+    return "".join(out).encode()
+
+
+class CalStreamWriter:
+    def __init__(self, f, meta=None):
+        self.f = f
+        items = list(meta.items()) if isinstance(meta, dict) else list(meta or [])
+        m = _meta_text(items)
+        h = MAGIC + struct.pack("<BBHI", 1, 0, 0, len(m)) + m
+        f.write(h + struct.pack("<Q", xxhash.xxh3_64_intdigest(h)))
+
+    def record(self, kind, label, payload, rid=0):
+        lab = label.encode()
+        rec = struct.pack("<BBHIQ", kind, 0, len(lab), len(payload), rid) + lab + payload
+        self.f.write(rec + struct.pack("<Q", xxhash.xxh3_64_intdigest(rec)))
+
+    def tokens(self, label, ids, rid=0):
+        self.record(TOKENS, label, struct.pack(f"<{len(ids)}I", *ids), rid)
+
+    def row(self, label, ids, mask=None, noise=False, rid=0):
+        flags = (1 if noise else 0) | (2 if mask is not None else 0)
+        p = struct.pack(f"<II{len(ids)}I", len(ids), flags, *ids)
+        if mask is not None:
+            p += bytes(1 if m else 0 for m in mask)
+        self.record(ROW, label, p, rid)
+
+    def vectors(self, label, data, dtype=F32, rid=0):
+        """data: a 2-D numpy array; dtype F32/F16 take float32/float16 arrays,
+        BF16 takes the raw uint16 bit patterns."""
+        n, d = data.shape
+        head = struct.pack("<IIB3xI", n, d, dtype, 0)
+        self.record(VECTORS, label, head + data.astype(data.dtype.newbyteorder("<")).tobytes(), rid)

@@ -164,9 +164,9 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         size_t total = CAL_REC_HEAD + llen + plen + 8;
         have = fill(r, total, err, errlen, &ioerr);
         if (ioerr) { *erroff = off + have; return -1; }
+        h = r->buf + r->pos; /* fill() may have moved the buffer */
         if (have < total)
             FAIL(off + have, "truncated %s record (%zu of %zu bytes)", cal_kind_name(h[0]), have, total);
-        h = r->buf + r->pos;
         if (XXH3_64bits(h, total - 8) != cal_ld64(h + total - 8))
             FAIL(off, "%s record checksum mismatch", cal_kind_name(h[0]));
         for (size_t i = 0; i < llen; i++)

@@ -74,12 +74,23 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* An error exit (cal_die) while the worker is inside the BLAS races with
+ * OpenBLAS's own shutdown at exit and can hang it: let the block finish. */
+static cal_hess *active;
+static void quiesce(void) {
+    cal_hess *h = active;
+    if (!h) return;
+    pthread_mutex_lock(&h->mu);
+    while (h->job) pthread_cond_wait(&h->cv, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+}
+
 cal_hess *cal_hess_new(size_t d, size_t block_rows) {
     if (d == 0 || d > (1u << 20)) cal_die("vector width %zu is out of range", d);
     cal_hess *h = cal_xcalloc(1, sizeof *h);
     h->s = cal_hess_stats_new(d);
     if (!block_rows) {
-        block_rows = ((size_t)2 << 20) / d; /* 16 MB of doubles */
+        block_rows = ((size_t)4 << 20) / d; /* 32 MB of doubles */
         if (block_rows < 256) block_rows = 256;
         if (block_rows > 4096) block_rows = 4096;
     }
@@ -90,6 +101,8 @@ cal_hess *cal_hess_new(size_t d, size_t block_rows) {
     pthread_cond_init(&h->cv, NULL);
     if (pthread_create(&h->th, NULL, worker, h)) cal_die("cannot start a thread");
     h->started = 1;
+    active = h;
+    cal_atexit_cleanup(quiesce);
     return h;
 }
 
@@ -149,6 +162,7 @@ static void stop_worker(cal_hess *h) {
     pthread_mutex_unlock(&h->mu);
     pthread_join(h->th, NULL);
     h->started = 0;
+    if (active == h) active = NULL;
 }
 
 cal_hess_stats *cal_hess_finish(cal_hess *h) {
@@ -247,7 +261,7 @@ const char *cal_blas_core(void) {
 
 void cal_blas_prefer_avx512(char **argv) {
     if (getenv("OPENBLAS_CORETYPE")) return;
-    /* 0.3.21 files unknown AVX-512 CPUs (and Zen 4) under its AVX2 kernels. */
+    /* 0.3.21 runs AVX-512 CPUs it does not know (and Zen 4) on AVX2 kernels. */
     if (strcmp(cal_blas_core(), "Haswell") != 0 && strcmp(cal_blas_core(), "Zen") != 0) return;
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();

@@ -1,18 +1,29 @@
 """calstream.py - write cal-stream records from Python (see man/cal-stream.5).
 
 A stream is a header (magic, version, metadata) followed by records; every
-header and record ends with the XXH3-64 (seed 0) of its bytes, so this needs
-the xxhash module (Debian: python3-xxhash). Used by dump-activations.py and
-by the tests.
+header and record ends with the XXH3-64 (seed 0) of its bytes, taken from
+the xxhash module (Debian python3-xxhash) when present, else from libxxhash
+(Debian libxxhash0, which calkit links anyway) through ctypes. Used by
+dump-activations.py and by the tests.
 
     w = CalStreamWriter(sys.stdout.buffer, {"source": "my-model layer 0"})
     w.vectors("layer0", rows_f32_numpy_array)   # n x d, float32/float16/bf16
     w.tokens("doc", [1, 2, 3])
     w.row("row", ids, mask=None, noise=False)
 """
+import ctypes
+import ctypes.util
 import struct
 
-import xxhash
+try:
+    from xxhash import xxh3_64_intdigest as _xxh3
+except ImportError:
+    _lib = ctypes.CDLL(ctypes.util.find_library("xxhash") or "libxxhash.so.0")
+    _lib.XXH3_64bits.restype = ctypes.c_uint64
+    _lib.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+
+    def _xxh3(b):
+        return _lib.XXH3_64bits(b, len(b))
 
 MAGIC = b"\x89CAL\r\n\x1a\n"
 TOKENS, ROW, VECTORS = 2, 3, 4
@@ -33,12 +44,12 @@ class CalStreamWriter:
         items = list(meta.items()) if isinstance(meta, dict) else list(meta or [])
         m = _meta_text(items)
         h = MAGIC + struct.pack("<BBHI", 1, 0, 0, len(m)) + m
-        f.write(h + struct.pack("<Q", xxhash.xxh3_64_intdigest(h)))
+        f.write(h + struct.pack("<Q", _xxh3(h)))
 
     def record(self, kind, label, payload, rid=0):
         lab = label.encode()
         rec = struct.pack("<BBHIQ", kind, 0, len(lab), len(payload), rid) + lab + payload
-        self.f.write(rec + struct.pack("<Q", xxhash.xxh3_64_intdigest(rec)))
+        self.f.write(rec + struct.pack("<Q", _xxh3(rec)))
 
     def tokens(self, label, ids, rid=0):
         self.record(TOKENS, label, struct.pack(f"<{len(ids)}I", *ids), rid)

@@ -149,6 +149,7 @@ typedef struct {
     cal_meta meta;
     int have_meta;
     cal_progress pr;
+    uint64_t nrec, nbytes;  /* totals for the progress line */
 } run;
 
 static void vectors(run *R, cal_reader *r, const cal_rec *rec) {
@@ -171,6 +172,7 @@ static void vectors(run *R, cal_reader *r, const cal_rec *rec) {
             continue;
         }
         cal_hess_commit(R->h);
+        cal_progress_tick(&R->pr, R->nrec, R->nbytes + rowb * i);
     }
     R->c.rows++;
 }
@@ -235,7 +237,9 @@ static void read_input(run *R, const char *path) {
         } else {
             tokens(R, r, &rec);
         }
-        cal_progress_tick(&R->pr, 1, rec.raw_len);
+        R->nrec++;
+        R->nbytes += rec.raw_len;
+        cal_progress_tick(&R->pr, R->nrec, R->nbytes);
     }
     if (cal_reader_headers(r) > 0 && R->have_meta) {
         char err[256];
@@ -260,8 +264,9 @@ static void distinct_tokens(run *R) {
 
 /* ---- output ------------------------------------------------------------- */
 static double scale_factor(const char *scale, const cal_hess_stats *s, uint64_t rows) {
-    if (!strcmp(scale, "mean")) return s->count > 0 ? 1.0 / s->count : 0;
-    if (!strcmp(scale, "gptq")) return rows ? 2.0 / (double)rows : 0;
+    /* An empty result keeps factor 1 so that --merge can always undo it. */
+    if (!strcmp(scale, "mean") && s->count > 0) return 1.0 / s->count;
+    if (!strcmp(scale, "gptq") && rows) return 2.0 / (double)rows;
     return 1;
 }
 

@@ -176,6 +176,14 @@ printf 'hello' > "$T/junk"
 expect_fail "not a stream" 1 "junk" cal-hessian -o "$T/x.st" "$T/junk"
 head -c 3000 "$T/all.cal" > "$T/trunc.cal"
 expect_fail "truncated stream" 1 "trunc.cal: byte [0-9]+: .*truncated" cal-hessian -o "$T/x.st" "$T/trunc.cal"
+# An error while the BLAS thread is busy must still end the program (OpenBLAS's
+# exit-time shutdown used to hang when it raced a dsyrk call).
+head -c 60000 "$T/all.cal" > "$T/trunc2.cal"
+expect_fail "truncated mid-run, BLAS busy" 1 "trunc2.cal: byte [0-9]+: .*truncated" \
+  timeout 120 cal-hessian --block 8 -o "$T/x.st" "$T/trunc2.cal"
+# The user's OPENBLAS_CORETYPE always wins over cal-hessian's own choice.
+OPENBLAS_CORETYPE=Haswell cal-hessian -v -o "$T/k.st" "$T/part1.cal" 2>"$T/k.err"
+eq "OPENBLAS_CORETYPE set by the user is kept" "$(sed -n 's/.*(\(.*\) kernels).*/\1/p' "$T/k.err")" Haswell
 expect_fail "no -o" 2 "no output file" cal-hessian "$T/all.cal"
 expect_fail "bad --scale" 2 "--scale must be" cal-hessian --scale avg -o "$T/x.st" "$T/all.cal"
 expect_fail "--imatrix needs a name" 2 "imatrix-name" cal-hessian --imatrix "$T/i.gguf" -o "$T/x.st" "$T/all.cal"

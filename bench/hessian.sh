@@ -33,51 +33,50 @@ with open(f"{W}/x.cal", "wb") as f:
 PYEOF
 
 # cal-hessian picks its kernels itself (see OPENBLAS_CORETYPE in the man
-# page); the BLAS anchor runs with the same ones.
-out=$("$BIN/cal-hessian" -v -o "$W/h.st" "$W/x.cal" 2>&1)
-core=$(echo "$out" | sed -n 's/.*(\(.*\) kernels).*/\1/p')
+# page); the BLAS anchor runs with the same ones. Anchor, program and numpy
+# float64 alternate for two rounds (the machine drifts); best of each.
+core=$("$BIN/cal-hessian" -v -o "$W/h.st" "$W/x.cal" 2>&1 | sed -n 's/.*(\(.*\) kernels).*/\1/p')
 echo "cal-hessian uses OpenBLAS '$core' kernels"
-peak() { OPENBLAS_CORETYPE=$core build/bench/syrk_peak "$N" "$D" "$1" | cut -d' ' -f1; }
-# Alternate anchor and program; keep the best of two of each.
-p1=$(peak d)
-t0=$(date +%s.%N); "$BIN/cal-hessian" -o "$W/h.st" "$W/x.cal"; t1=$(date +%s.%N)
-p2=$(peak d)
-t2=$(date +%s.%N); "$BIN/cal-hessian" -o "$W/h.st" "$W/x.cal"; t3=$(date +%s.%N)
-sp=$(peak s)
 if grep -qw avx512f /proc/cpuinfo; then
   other=$( [ "$core" = SkylakeX ] && echo Haswell || echo SkylakeX )
-  alt_d=$(OPENBLAS_CORETYPE=$other build/bench/syrk_peak "$N" "$D" d | cut -d' ' -f1)
-  alt="dsyrk with $other kernels: $alt_d GFLOP/s"
 else
-  alt="(no AVX-512 on this CPU: SkylakeX kernels not applicable)"
+  other=
 fi
-np=$($PY - "$N" "$D" <<'PYEOF'
-import sys, time, numpy as np
-n, d = int(sys.argv[1]), int(sys.argv[2])
+PYTHONPATH=$PWD/tests/sh $PY - "$W" "$N" "$D" "$BIN" "$core" "$other" <<'PYEOF'
+import os, subprocess, sys, time
+import numpy as np
+W, n, d, BIN, core, other = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 fl = n * d * (d + 1)
-out = []
-for dt in (np.float32, np.float64):
-    X = np.random.default_rng(1).standard_normal((n, d)).astype(dt)
-    t = time.perf_counter(); X.T @ X; best = time.perf_counter() - t
-    out.append("%.1f" % (fl / best / 1e9))
-    del X
-print(" ".join(out))
-PYEOF
-)
-$PY - "$N" "$D" "$t0" "$t1" "$t2" "$t3" "$p1" "$p2" "$sp" "$np" "$alt" <<'PYEOF'
-import sys
-n, d = int(sys.argv[1]), int(sys.argv[2])
-t0, t1, t2, t3 = map(float, sys.argv[3:7])
-p = max(float(sys.argv[7]), float(sys.argv[8])); sp = float(sys.argv[9])
-nf32, nf64 = map(float, sys.argv[10].split()); alt = sys.argv[11]
-fl = n * d * (d + 1)
-cal = fl / min(t1 - t0, t3 - t2) / 1e9
-print(f"cal-hessian end to end (read + decode + dsyrk + write): {cal:.1f} GFLOP/s")
-print(f"OpenBLAS dsyrk {n}x{d}: {p:.1f} GFLOP/s   ssyrk: {sp:.1f} GFLOP/s   {alt}")
-print(f"numpy X.T@X float32: {nf32:.1f} GFLOP/s   float64: {nf64:.1f} GFLOP/s")
-print(f"RATIO cal-hessian / dsyrk peak     = {cal / p:.2f}  (target >= 0.80)")
-print(f"RATIO cal-hessian / numpy float64  = {cal / nf64:.2f}")
-print(f"RATIO cal-hessian / numpy float32  = {cal / nf32:.2f}")
+def peak(kind, ct=core):
+    env = dict(os.environ, OPENBLAS_CORETYPE=ct)
+    return float(subprocess.run(["build/bench/syrk_peak", str(n), str(d), kind], env=env,
+                                capture_output=True, text=True, check=True).stdout.split()[0])
+def cal():
+    t = time.perf_counter()
+    subprocess.run([f"{BIN}/cal-hessian", "-o", f"{W}/h.st", f"{W}/x.cal"], check=True)
+    return fl / (time.perf_counter() - t) / 1e9
+def npy(X):
+    t = time.perf_counter(); X.T @ X
+    return fl / (time.perf_counter() - t) / 1e9
+X64 = np.random.default_rng(1).standard_normal((n, d))
+pk, cl, n64 = [], [], []
+for _ in range(2):
+    pk.append(peak("d")); cl.append(cal()); n64.append(npy(X64))
+del X64
+X32 = np.random.default_rng(1).standard_normal((n, d), dtype=np.float32)
+n32 = npy(X32); sp = peak("s")
+del X32
+p, c, f64 = max(pk), max(cl), max(n64)
+print(f"cal-hessian end to end (read + decode + dsyrk + write): {c:.1f} GFLOP/s   (runs: {cl[0]:.1f} {cl[1]:.1f})")
+print(f"OpenBLAS dsyrk {n}x{d}: {p:.1f} GFLOP/s (runs: {pk[0]:.1f} {pk[1]:.1f})   ssyrk: {sp:.1f} GFLOP/s")
+if other:
+    print(f"dsyrk with {other} kernels instead: {peak('d', other):.1f} GFLOP/s")
+else:
+    print("(no AVX-512 on this CPU: the SkylakeX kernels do not apply)")
+print(f"numpy X.T@X float64: {f64:.1f} GFLOP/s (runs: {n64[0]:.1f} {n64[1]:.1f})   float32: {n32:.1f} GFLOP/s")
+print(f"RATIO cal-hessian / dsyrk peak     = {c / p:.2f}  (target >= 0.80)")
+print(f"RATIO cal-hessian / numpy float64  = {c / f64:.2f}")
+print(f"RATIO cal-hessian / numpy float32  = {c / n32:.2f}  (numpy float32 runs ssyrk: float32 sums, ~1e-7 relative error)")
 PYEOF
 rm -f "$W/x.cal"
 

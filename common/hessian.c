@@ -170,9 +170,14 @@ cal_hess_stats *cal_hess_finish(cal_hess *h) {
     stop_worker(h);
     cal_hess_stats *s = h->s;
     size_t d = s->d;
-    /* dsyrk filled the row-major lower triangle; mirror it. */
-    for (size_t i = 0; i < d; i++)
-        for (size_t j = i + 1; j < d; j++) s->H[i * d + j] = s->H[j * d + i];
+    /* dsyrk filled the row-major lower triangle; mirror it in tiles so that
+     * the strided reads stay in cache. */
+    const size_t B = 64;
+    for (size_t i0 = 0; i0 < d; i0 += B)
+        for (size_t j0 = i0; j0 < d; j0 += B)
+            for (size_t i = i0; i < i0 + B && i < d; i++)
+                for (size_t j = j0 > i + 1 ? j0 : i + 1; j < j0 + B && j < d; j++)
+                    s->H[i * d + j] = s->H[j * d + i];
     return s;
 }
 

@@ -8,6 +8,9 @@ Reads JSON lines on stdin and writes the stream bytes to stdout:
   {"kind": "TOKENS", "label": "wiki", "id": 2, "ids": [1, 2]}
   {"kind": "ROW", "label": "wiki", "id": 3, "ids": [1, 2], "mask": [1, 0], "noise": false}
   {"kind": "VECTORS", "label": "l0", "id": 4, "n": 1, "d": 2, "dtype": "f32", "values": [0.5, 1]}
+Each stream segment is closed by an END record (u64 record count) before the
+next header and at the end of input, unless a line {"omit_end": true} says
+to leave the current segment open (to test truncation).
 """
 import ctypes
 import json
@@ -67,16 +70,30 @@ def record(r):
     return h + struct.pack("<Q", xxh3(h))
 
 
+def end(count):
+    h = struct.pack("<BBHIQ", 5, 0, 0, 8, 0) + struct.pack("<Q", count)
+    return h + struct.pack("<Q", xxh3(h))
+
+
 def main():
     out = sys.stdout.buffer
+    count, open_seg, omit = 0, False, False
     for line in sys.stdin:
         if not line.strip():
             continue
         r = json.loads(line)
-        if "header" in r:
+        if "omit_end" in r:
+            omit = r["omit_end"]
+        elif "header" in r:
+            if open_seg and not omit:
+                out.write(end(count))
             out.write(header(r["header"], r.get("version", 1)))
+            count, open_seg, omit = 0, True, False
         else:
             out.write(record(r))
+            count += 1
+    if open_seg and not omit:
+        out.write(end(count))
 
 
 if __name__ == "__main__":

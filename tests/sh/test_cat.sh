@@ -56,7 +56,7 @@ cal-cat --text "$T/s1.cal" >"$T/got"
 same "--text prints TEXT records, newline-terminated" "$T/got" "$T/want"
 
 (cd "$T" && cal-cat --check s1.cal >got)
-eq "--check counts" "$(cat "$T/got")" "s1.cal: ok: 1 header, 6 records (TEXT 2, TOKENS 1, ROW 2, VECTORS 1), 502 bytes"
+eq "--check counts" "$(cat "$T/got")" "s1.cal: ok: 1 header, 6 records (TEXT 2, TOKENS 1, ROW 2, VECTORS 1), 534 bytes"
 
 cal-cat --pass <"$T/s1.cal" >"$T/pass.cal"
 same "--pass re-emits the independent writer's bytes unchanged" "$T/pass.cal" "$T/s1.cal"
@@ -66,9 +66,9 @@ same "-o OUT.cal copies the stream unchanged" "$T/copy.cal" "$T/s1.cal"
 # ---- concatenation -------------------------------------------------------
 cat "$T/s1.cal" "$T/s1.cal" >"$T/two.cal"
 (cd "$T" && cal-cat --check two.cal s1.cal >got)
-eq "--check of concatenated streams and several files" "$(cat "$T/got")" "two.cal: ok: 2 headers, 12 records (TEXT 4, TOKENS 2, ROW 4, VECTORS 2), 1004 bytes
-s1.cal: ok: 1 header, 6 records (TEXT 2, TOKENS 1, ROW 2, VECTORS 1), 502 bytes
-total: ok: 3 headers, 18 records (TEXT 6, TOKENS 3, ROW 6, VECTORS 3), 1506 bytes"
+eq "--check of concatenated streams and several files" "$(cat "$T/got")" "two.cal: ok: 2 headers, 12 records (TEXT 4, TOKENS 2, ROW 4, VECTORS 2), 1068 bytes
+s1.cal: ok: 1 header, 6 records (TEXT 2, TOKENS 1, ROW 2, VECTORS 1), 534 bytes
+total: ok: 3 headers, 18 records (TEXT 6, TOKENS 3, ROW 6, VECTORS 3), 1602 bytes"
 n=$(cal-cat "$T/two.cal" - <"$T/s1.cal" | grep -c '^ROW ')
 eq "files and stdin (-) concatenate" "$n" 6
 sed 's/00000000000000aa/00000000000000bb/' "$T/s1.jsonl" | $W >"$T/fp2.cal"
@@ -171,8 +171,8 @@ eq "--import -o OUT.cal writes the stream to a file" "$(cal-cat --check "$T/u.ca
 
 # ---- errors --------------------------------------------------------------
 $W <"$T/rows.jsonl" >"$T/r2.cal"
-printf '%s\n' '{"kind":"ROW","label":"wiki","id":15,"ids":[1,2,3]}' | $W >>"$T/r2.cal"
-off=$(wc -c <"$T/rows.cal" | tr -d ' ')
+{ cat "$T/rows.jsonl"; printf '%s\n' '{"kind":"ROW","label":"wiki","id":15,"ids":[1,2,3]}'; } | $W >"$T/r2.cal"
+off=$(( $(wc -c <"$T/rows.cal" | tr -d " ") - 32 ))  # where the END record was
 expect_fail "rows of unequal length are an error for .safetensors, naming the record" 1 \
   "^cal-cat: .*r2.cal: byte $off: ROW of length 3 differs from the first row's 4 \(.safetensors needs" \
   cal-cat -o "$T/bad.safetensors" "$T/r2.cal"
@@ -203,6 +203,19 @@ expect_fail "--import without input_ids suggests the close name" 1 \
 head -c 40 "$T/rows.safetensors" >"$T/short.safetensors"
 expect_fail "--import of a truncated .safetensors" 1 "short.safetensors: byte 0: header length [0-9]+ runs past the end" \
   cal-cat --import "$T/short.safetensors" -o "$T/x.cal"
+$PY - "$T/rows.safetensors" "$T/edited.safetensors" <<'EOF'
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+(n,) = struct.unpack("<Q", b[:8])
+h = json.loads(b[8:8 + n])
+h["__metadata__"]["calkit.ids"] = h["__metadata__"]["calkit.ids"][16:]
+j = json.dumps(h, separators=(",", ":")).encode()
+j += b" " * (-len(j) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(j)) + j + b[8 + n:])
+EOF
+expect_fail "--import with calkit metadata that does not match the rows" 1 \
+  "edited.safetensors: byte 8: calkit.ids metadata is not 16 hex digits for each of 5 rows" \
+  cal-cat --import "$T/edited.safetensors" -o "$T/x.cal"
 expect_fail "unknown option is a usage error" 2 "unknown option --bogus" cal-cat --bogus
 expect_fail "-o with an unknown extension is a usage error" 2 "must end in .safetensors, .npy, .jsonl or .cal" \
   cal-cat -o "$T/x.txt" "$T/s1.cal"
@@ -224,4 +237,4 @@ for i in 1 2 3 4 5 6 7 8; do cat "$T/s512.cal"; done >"$T/big.cal"
 eq "--pass into a closed pipe (| head) exits 0 quietly" "$(cat "$T/rc")" "status 0"
 (cal-cat "$T/big.cal" 2>"$T/err"; echo "status $?" >"$T/rc") | head -1 >/dev/null
 eq "summary into a closed pipe exits 0 quietly" "$(cat "$T/rc") $(cat "$T/err")" "status 0 "
-eq "-v prints one summary line" "$(cal-cat -v --check "$T/s1.cal" 2>&1 >/dev/null | sed 's/ in .*//')" "cal-cat: 6 records, 1 headers, 502 bytes"
+eq "-v prints one summary line" "$(cal-cat -v --check "$T/s1.cal" 2>&1 >/dev/null | sed 's/ in .*//')" "cal-cat: 6 records, 1 headers, 534 bytes"

@@ -15,8 +15,9 @@ cat >"$T/s.jsonl" <<'EOF'
 {"kind":"TEXT","label":"web","id":6,"text":"ends in newline\n"}
 EOF
 $W <"$T/s.jsonl" >"$T/s.cal"
-# Record offsets (see test_cat.sh): header 0..104, records at 105 223 291 347 400 459, end 502.
-eq "the test stream has the expected layout" "$(wc -c <"$T/s.cal" | tr -d ' ')" 502
+# Record offsets (see test_cat.sh): header 0..104, records at 105 223 291 347 400 459,
+# the END record at 502, end 534.
+eq "the test stream has the expected layout" "$(wc -c <"$T/s.cal" | tr -d ' ')" 534
 
 # patch FILE OFFSET HEXBYTE: copy of s.cal with one byte replaced.
 patch() {
@@ -43,40 +44,42 @@ for i in range(len(b)):
 EOF
 bad=""
 i=0
-while [ $i -lt 502 ]; do
+while [ $i -lt 534 ]; do
   cal-cat --check "$T/flip/$i" >/dev/null 2>"$T/err"; rc=$?
   if [ $rc != 1 ] || [ "$(wc -l <"$T/err")" != 1 ] || ! grep -Eq "^cal-cat: $T/flip/$i: byte [0-9]+: " "$T/err"; then
     bad="$bad $i(rc=$rc: $(head -c 200 "$T/err"))"
   fi
   i=$((i + 1))
 done
-eq "each of 502 one-byte flips gives status 1 and one error line" "$bad" ""
+eq "each of 534 one-byte flips gives status 1 and one error line" "$bad" ""
 
 # Truncation: inside the header, inside each record, and at record boundaries.
 bad=""
 n=0
-while [ $n -lt 502 ]; do
+while [ $n -lt 534 ]; do
   head -c $n "$T/s.cal" >"$T/t.cal"
   cal-cat --check "$T/t.cal" >"$T/out" 2>"$T/err"; rc=$?
   case $n in
     0) pat="byte 0: empty input: not a cal-stream$" ;;
-    [1-7]) pat="byte 0: not a cal-stream" ;;  # a prefix of the magic
-    [8-9] | [1-9][0-9] | 10[0-4]) pat="byte $n: truncated stream header" ;;
-    105 | 223 | 291 | 347 | 400 | 459) pat="" ;;
-    *) pat="byte $n: truncated (record header \([0-9]+ of 16 bytes\)|(TEXT|TOKENS|ROW|VECTORS) record \([0-9]+ of [0-9]+ bytes\))$" ;;
+    [1-9] | [1-9][0-9] | 10[0-4]) pat="byte $n: truncated stream header" ;;
+    105) pat="byte $n: truncated stream: no end record after 0 records" ;;
+    223) pat="byte $n: truncated stream: no end record after 1 records" ;;
+    291) pat="byte $n: truncated stream: no end record after 2 records" ;;
+    347) pat="byte $n: truncated stream: no end record after 3 records" ;;
+    400) pat="byte $n: truncated stream: no end record after 4 records" ;;
+    459) pat="byte $n: truncated stream: no end record after 5 records" ;;
+    502) pat="byte $n: truncated stream: no end record after 6 records" ;;
+    *) pat="byte $n: truncated (record header \([0-9]+ of 16 bytes\)|(TEXT|TOKENS|ROW|VECTORS|END) record \([0-9]+ of [0-9]+ bytes\))" ;;
   esac
-  if [ -z "$pat" ]; then
-    # No trailer in the format: a stream cut between records is a shorter stream.
-    [ $rc = 0 ] || bad="$bad $n(rc=$rc)"
-  elif [ $rc != 1 ] || [ "$(wc -l <"$T/err")" != 1 ] || ! grep -Eq "^cal-cat: $T/t.cal: $pat" "$T/err"; then
+  if [ $rc != 1 ] || [ "$(wc -l <"$T/err")" != 1 ] || ! grep -Eq "^cal-cat: $T/t.cal: $pat" "$T/err"; then
     bad="$bad $n(rc=$rc: $(head -c 200 "$T/err"))"
   fi
   n=$((n + 1))
 done
-eq "truncation at each of 502 lengths: exact error, or a shorter stream at boundaries" "$bad" ""
+eq "truncation at each of 534 lengths, record boundaries included: the exact error" "$bad" ""
 head -c 347 "$T/s.cal" >"$T/t.cal"
-eq "a stream cut at a record boundary counts the records before the cut" "$(cal-cat --check "$T/t.cal" | sed 's/.*: ok: //')" \
-  "1 header, 3 records (TEXT 1, TOKENS 1, ROW 1, VECTORS 0), 347 bytes"
+expect_fail "a stream cut at a record boundary (a failed producer) is an error" 1 \
+  "^cal-cat: $T/t.cal: byte 347: truncated stream: no end record after 3 records \(did the producer fail\?\)$" cal-cat --check "$T/t.cal"
 
 : >"$T/empty.cal"
 expect_fail "an empty file" 1 "^cal-cat: $T/empty.cal: byte 0: empty input: not a cal-stream$" cal-cat "$T/empty.cal"
@@ -90,14 +93,14 @@ expect_fail "a stream of version 2" 1 "^cal-cat: $T/v2.cal: byte 8: unsupported 
 sed 's/00000000000000aa/00000000000000bb/' "$T/s.jsonl" | $W >"$T/bb.cal"
 cat "$T/s.cal" "$T/bb.cal" >"$T/mix.cal"
 expect_fail "a second header with another tokenizer_fp" 1 \
-  "^cal-cat: $T/mix.cal: byte 502: tokenizer_fp mismatch between concatenated streams: 00000000000000aa vs 00000000000000bb$" \
+  "^cal-cat: $T/mix.cal: byte 534: tokenizer_fp mismatch between concatenated streams: 00000000000000aa vs 00000000000000bb$" \
   cal-cat --check "$T/mix.cal"
-expect_fail "the same through a pipe" 1 "^cal-cat: stdin: byte 502: tokenizer_fp mismatch" sh -c "cat '$T/mix.cal' | cal-cat --pass >/dev/null"
+expect_fail "the same through a pipe" 1 "^cal-cat: stdin: byte 534: tokenizer_fp mismatch" sh -c "cat '$T/mix.cal' | cal-cat --pass >/dev/null"
 sed 's/"vocab","32000"/"vocab","32001"/' "$T/s.jsonl" | $W >"$T/voc.cal"
 cat "$T/s.cal" "$T/voc.cal" >"$T/mix.cal"
-expect_fail "a second header with another vocab" 1 "byte 502: vocab mismatch between concatenated streams: 32000 vs 32001$" cal-cat "$T/mix.cal"
+expect_fail "a second header with another vocab" 1 "byte 534: vocab mismatch between concatenated streams: 32000 vs 32001$" cal-cat "$T/mix.cal"
 printf 'garbage' >>"$T/x2.cal"; cat "$T/s.cal" "$T/x2.cal" >"$T/tail.cal"
-expect_fail "garbage after a valid stream" 1 "^cal-cat: $T/tail.cal: byte 502: bad record kind 0x67" cal-cat --check "$T/tail.cal"
+expect_fail "garbage after a valid stream" 1 "^cal-cat: $T/tail.cal: byte 534: bad record kind 0x67" cal-cat --check "$T/tail.cal"
 
 # Records that are well framed and checksummed but invalid inside.
 bad_rec() { printf '%s\n%s\n' "$(head -1 "$T/s.jsonl")" "$2" | $W >"$T/$1.cal"; }

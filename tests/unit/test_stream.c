@@ -151,6 +151,9 @@ static void test_layout(void) {
     cal_st32(row, 2), cal_st32(row + 4, CAL_ROW_MASK), cal_st32(row + 8, 1), cal_st32(row + 12, 2);
     row[16] = 1;
     n += hand_record(want + n, CAL_ROW, "r", 9, row, sizeof row);
+    uint8_t count[8];
+    cal_st64(count, 2);
+    n += hand_record(want + n, CAL_END, "", 0, count, 8);
 
     cal_writer *w = cal_writer_open(path_of("layout.cal"));
     cal_meta_add(cal_writer_meta(w), "tokenizer_fp", "00000000000000aa");
@@ -171,6 +174,12 @@ static void test_layout(void) {
     CHECK(cal_read_soft(r, &rec, err, sizeof err) == 1 && rec.kind == CAL_ROW && cal_row(&rec).mask[1] == 0,
           "reader decodes hand-built ROW with mask");
     CHECK(cal_read_soft(r, &rec, err, sizeof err) == 0, "hand-built stream ends cleanly");
+    cal_reader_close(r);
+    /* Without its END record the same bytes are a truncated stream. */
+    r = cal_reader_mem(want, n - 32, "hand");
+    CHECK(cal_read_soft(r, &rec, err, sizeof err) == 1 && cal_read_soft(r, &rec, err, sizeof err) == 1 &&
+              cal_read_soft(r, &rec, err, sizeof err) == -1 && strstr(err, "no end record after 2 records"),
+          "a stream cut between records is an error: %s", err);
     cal_reader_close(r);
     free(got);
 }

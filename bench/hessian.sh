@@ -30,6 +30,7 @@ with open(f"{W}/x.cal", "wb") as f:
     w = CalStreamWriter(f, {"source": "bench"})
     for i in range(0, n, 2048):
         w.vectors("x", rng.standard_normal((min(2048, n - i), d), dtype=np.float32))
+    w.close()
 PYEOF
 
 # cal-hessian picks its kernels itself (see OPENBLAS_CORETYPE in the man
@@ -100,6 +101,7 @@ with open(f"{W}/tok.cal", "wb") as f:
     w = CalStreamWriter(f, {"source": "zipf"})
     for r in ids:
         w.row("r", r.tolist())
+    w.close()
 PYEOF
 t0=$(date +%s.%N); "$BIN/cal-hessian" --embed "$W/emb.safetensors" -o "$W/d.st" "$W/tok.cal"; t1=$(date +%s.%N)
 "$BIN/cal-hessian" --embed "$W/emb.safetensors" --per-position -o "$W/p.st" "$W/tok.cal"; t2=$(date +%s.%N)

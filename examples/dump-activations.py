@@ -17,6 +17,8 @@ The hook itself is small; to use it from your own code:
     from calstream import CalStreamWriter
     w = CalStreamWriter(sys.stdout.buffer, {"source": "my model"})
     h = module.register_forward_hook(vectors_hook(w, "layer name"))
+    ... run the model ...
+    w.close()        # the END record
 
 VECTORS payload (for other frameworks): u32 n, u32 d, u8 dtype (1 f32, 2 f16,
 3 bf16), 3 zero bytes, u32 zero, then n*d little-endian values row after row;
@@ -89,7 +91,7 @@ def main():
             x = torch.as_tensor(ids[i:i + a.batch], dtype=torch.long)
             cur["mask"] = None if mask is None else mask[i:i + a.batch] != 0
             model(x)
-    sys.stdout.buffer.flush()
+    w.close()
 
 
 if __name__ == "__main__":

@@ -18,11 +18,12 @@ np.save(f"{T}/X.npy", X)
 parts = [X[:250], X[250:251], X[251:600], X[600:]]
 for k, P in enumerate(parts):
     with open(f"{T}/part{k}.cal", "wb") as f:
-        CalStreamWriter(f, {"source": f"part{k}"}).vectors(f"p{k}", P)
+        CalStreamWriter(f, {"source": f"part{k}"}).vectors(f"p{k}", P).close()
 with open(f"{T}/all.cal", "wb") as f:
     w = CalStreamWriter(f, {"source": "all"})
     for k, P in enumerate(parts):
         w.vectors(f"p{k}", P)
+    w.close()
 # f16 / bf16: one vector each whose values are every kind of number the
 # format holds (normal, subnormal, largest, negative zero), so per-channel sums
 # equal the decoded values exactly.
@@ -31,13 +32,13 @@ h[:64] = np.arange(64, dtype=np.uint16)                      # subnormals and ze
 h[64] = 0x7bff                                               # largest f16
 h |= (rng.integers(0, 2, 512).astype(np.uint16) << 15)      # random signs
 with open(f"{T}/f16.cal", "wb") as f:
-    CalStreamWriter(f).vectors("h", h.view(np.float16).reshape(1, -1), F16)
+    CalStreamWriter(f).vectors("h", h.view(np.float16).reshape(1, -1), F16).close()
 b = rng.integers(0, 0x7f80, 512).astype(np.uint16)           # finite bf16 magnitudes
 b[:64] = np.arange(64, dtype=np.uint16)
 b[64] = 0x7f7f
 b |= (rng.integers(0, 2, 512).astype(np.uint16) << 15)
 with open(f"{T}/bf16.cal", "wb") as f:
-    CalStreamWriter(f).vectors("b", b.reshape(1, -1), BF16)
+    CalStreamWriter(f).vectors("b", b.reshape(1, -1), BF16).close()
 np.save(f"{T}/h16.npy", h)
 np.save(f"{T}/b16.npy", b)
 PYEOF
@@ -154,12 +155,12 @@ from hessian_lib import *
 T = sys.argv[1]
 with open(f"{T}/dmis.cal", "wb") as f:
     w = CalStreamWriter(f)
-    w.vectors("a", np.ones((2, 8), np.float32)); w.vectors("b", np.ones((2, 9), np.float32))
+    w.vectors("a", np.ones((2, 8), np.float32)); w.vectors("b", np.ones((2, 9), np.float32)); w.close()
 X = np.ones((5, 8), np.float32); X[3, 2] = np.nan
 Y = np.ones((4, 8), np.float32); Y[1, 0] = np.inf
 with open(f"{T}/nan.cal", "wb") as f:
     w = CalStreamWriter(f)
-    w.vectors("good", np.ones((3, 8), np.float32)); w.vectors("bad", X); w.vectors("worse", Y)
+    w.vectors("good", np.ones((3, 8), np.float32)); w.vectors("bad", X); w.vectors("worse", Y); w.close()
 PYEOF
 expect_fail "d mismatch between records" 1 "byte [0-9]+: .*d = 9, earlier records have d = 8" \
   cal-hessian -o "$T/x.st" "$T/dmis.cal"

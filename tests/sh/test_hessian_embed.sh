@@ -23,13 +23,14 @@ with open(f"{T}/tok.cal", "wb") as f:
     w.row("r1", ids[1000:2000].tolist(), mask=mask[1000:2000].tolist())
     w.row("noise", [0] * 64, noise=True)
     w.row("r2", ids[2000:].tolist())
+    w.close()
 np.save(f"{T}/ids.npy", ids)
 keep = np.ones(3000, bool); keep[1000:2000] = mask[1000:2000] == 1
 np.save(f"{T}/keep.npy", keep)
 with open(f"{T}/big.cal", "wb") as f:
-    CalStreamWriter(f).tokens("x", [1000])
+    CalStreamWriter(f).tokens("x", [1000]).close()
 with open(f"{T}/text.cal", "wb") as f:
-    CalStreamWriter(f).record(1, "t", b"hello")
+    CalStreamWriter(f).record(1, "t", b"hello").close()
 PYEOF
 
 M=$T/m_F32.safetensors

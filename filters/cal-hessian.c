@@ -263,6 +263,15 @@ static void distinct_tokens(run *R) {
 }
 
 /* ---- output ------------------------------------------------------------- */
+/* The shortest %g form that reads back as the same double. */
+static const char *fmt_double(double x, char *buf, size_t n) {
+    for (int p = 6; p <= 17; p++) {
+        snprintf(buf, n, "%.*g", p, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+    return buf;
+}
+
 static double scale_factor(const char *scale, const cal_hess_stats *s, uint64_t rows) {
     /* An empty result keeps factor 1 so that --merge can always undo it. */
     if (!strcmp(scale, "mean") && s->count > 0) return 1.0 / s->count;
@@ -322,13 +331,11 @@ static void write_result(const opts *o, cal_hess_stats *s, const counts *c, cons
     add_meta(w, meta);
     char num[64];
     cal_st_add_meta(w, "hessian.scale", o->scale);
-    snprintf(num, sizeof num, "%.17g", f);
-    cal_st_add_meta(w, "hessian.scale_factor", num);
+    cal_st_add_meta(w, "hessian.scale_factor", fmt_double(f, num, sizeof num));
     snprintf(num, sizeof num, "%zu", d);
     cal_st_add_meta(w, "hessian.d", num);
     if (o->gptq_inverse) {
-        snprintf(num, sizeof num, "%.17g", o->damp);
-        cal_st_add_meta(w, "hessian.damp", num);
+        cal_st_add_meta(w, "hessian.damp", fmt_double(o->damp, num, sizeof num));
     }
     cal_st_add(w, "hessian", hd, 2, dd, o->f64 ? (const void *)s->H : (const void *)h32);
     if (inv) cal_st_add(w, "hessian_inv_chol", hd, 2, dd, o->f64 ? (const void *)inv : (const void *)inv32);
@@ -473,10 +480,11 @@ int main(int argc, char **argv) {
     double t1 = cal_now();
     /* Resolved defaults go into the stage line so the run can be repeated. */
     cal_buf extra = {0};
+    char num[40];
     cal_buf_addf(&extra, "--dtype %s --scale %s", o.f64 ? "f64" : "f32", o.scale);
-    if (o.rmsnorm) cal_buf_addf(&extra, " --eps %.17g", o.eps);
+    if (o.rmsnorm) cal_buf_addf(&extra, " --eps %s", fmt_double(o.eps, num, sizeof num));
     if (o.embed) cal_meta_set(&R.meta, "hessian_input", cal_embed_tensor(R.e));
-    if (o.gptq_inverse) cal_buf_addf(&extra, " --damp %.17g", o.damp);
+    if (o.gptq_inverse) cal_buf_addf(&extra, " --damp %s", fmt_double(o.damp, num, sizeof num));
     cal_meta_add_stage(&R.meta, argc, argv, extra.p);
     cal_buf_free(&extra);
     const char *const *ds = in;

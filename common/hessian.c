@@ -1,0 +1,286 @@
+/* hessian.c - block accumulation of X^T X with dsyrk on a worker thread, and
+ * exact per-channel statistics. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cblas.h>
+
+#include "hessian.h"
+#include "stream.h"
+#include "util.h"
+
+struct cal_hess {
+    cal_hess_stats *s;
+    size_t block;          /* rows per block */
+    double *buf[2];        /* the block being filled and the one being added */
+    int cur;               /* index of the block being filled */
+    size_t rows;           /* rows filled in buf[cur] */
+    /* worker */
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    double *job;           /* block handed to the worker, or NULL */
+    size_t job_rows;
+    int stop, started;
+};
+
+cal_hess_stats *cal_hess_stats_new(size_t d) {
+    cal_hess_stats *s = cal_xcalloc(1, sizeof *s);
+    s->d = d;
+    s->H = cal_xcalloc(d * d, sizeof(double));
+    s->sum = cal_xcalloc(d, sizeof(double));
+    s->sumsq = cal_xcalloc(d, sizeof(double));
+    s->abssum = cal_xcalloc(d, sizeof(double));
+    s->absmax = cal_xcalloc(d, sizeof(double));
+    return s;
+}
+
+void cal_hess_stats_free(cal_hess_stats *s) {
+    if (!s) return;
+    free(s->H);
+    free(s->sum);
+    free(s->sumsq);
+    free(s->abssum);
+    free(s->absmax);
+    free(s);
+}
+
+/* H(lower, row-major) += B^T B for a block B of rows x d: in BLAS's
+ * column-major view B is d x rows, so this is C = B B^T, upper. */
+static void add_block(cal_hess_stats *s, const double *b, size_t rows) {
+    if (!rows) return;
+    cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, (int)s->d, (int)rows, 1.0, b, (int)s->d,
+                1.0, s->H, (int)s->d);
+}
+
+static void *worker(void *arg) {
+    cal_hess *h = arg;
+    pthread_mutex_lock(&h->mu);
+    for (;;) {
+        while (!h->job && !h->stop) pthread_cond_wait(&h->cv, &h->mu);
+        if (!h->job) break;
+        double *b = h->job;
+        size_t n = h->job_rows;
+        pthread_mutex_unlock(&h->mu);
+        add_block(h->s, b, n);
+        pthread_mutex_lock(&h->mu);
+        h->job = NULL;
+        pthread_cond_broadcast(&h->cv);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+/* An error exit (cal_die) while the worker is inside the BLAS races with
+ * OpenBLAS's own shutdown at exit and can hang it: let the block finish. */
+static cal_hess *active;
+static void quiesce(void) {
+    cal_hess *h = active;
+    if (!h) return;
+    pthread_mutex_lock(&h->mu);
+    while (h->job) pthread_cond_wait(&h->cv, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+}
+
+cal_hess *cal_hess_new(size_t d, size_t block_rows) {
+    if (d == 0 || d > (1u << 20)) cal_die("vector width %zu is out of range", d);
+    cal_hess *h = cal_xcalloc(1, sizeof *h);
+    h->s = cal_hess_stats_new(d);
+    if (!block_rows) {
+        block_rows = ((size_t)4 << 20) / d; /* 32 MB of doubles */
+        if (block_rows < 256) block_rows = 256;
+        if (block_rows > 4096) block_rows = 4096;
+    }
+    h->block = block_rows;
+    h->buf[0] = cal_xmalloc(block_rows * d * sizeof(double));
+    h->buf[1] = cal_xmalloc(block_rows * d * sizeof(double));
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
+    if (pthread_create(&h->th, NULL, worker, h)) cal_die("cannot start a thread");
+    h->started = 1;
+    active = h;
+    cal_atexit_cleanup(quiesce);
+    return h;
+}
+
+size_t cal_hess_block_rows(const cal_hess *h) { return h->block; }
+
+double *cal_hess_row(cal_hess *h) { return h->buf[h->cur] + h->rows * h->s->d; }
+
+/* Hands the filled block to the worker (after it finished the previous one)
+ * and switches to the other buffer. */
+static void dispatch(cal_hess *h) {
+    pthread_mutex_lock(&h->mu);
+    while (h->job) pthread_cond_wait(&h->cv, &h->mu);
+    h->job = h->buf[h->cur];
+    h->job_rows = h->rows;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    h->cur ^= 1;
+    h->rows = 0;
+}
+
+void cal_hess_commit(cal_hess *h) {
+    cal_hess_stats *s = h->s;
+    const double *x = cal_hess_row(h);
+    for (size_t j = 0; j < s->d; j++) {
+        double v = x[j], a = fabs(v);
+        s->sum[j] += v;
+        s->sumsq[j] += v * v;
+        s->abssum[j] += a;
+        if (a > s->absmax[j]) s->absmax[j] = a;
+    }
+    s->count += 1;
+    if (++h->rows == h->block) dispatch(h);
+}
+
+void cal_hess_commit_weighted(cal_hess *h, uint64_t c) {
+    cal_hess_stats *s = h->s;
+    double *x = cal_hess_row(h);
+    double w = (double)c, r = sqrt(w);
+    for (size_t j = 0; j < s->d; j++) {
+        double v = x[j], a = fabs(v);
+        s->sum[j] += w * v;
+        s->sumsq[j] += w * (v * v);
+        s->abssum[j] += w * a;
+        if (a > s->absmax[j]) s->absmax[j] = a;
+        x[j] = v * r;
+    }
+    s->count += w;
+    if (++h->rows == h->block) dispatch(h);
+}
+
+static void stop_worker(cal_hess *h) {
+    if (!h->started) return;
+    pthread_mutex_lock(&h->mu);
+    while (h->job) pthread_cond_wait(&h->cv, &h->mu);
+    h->stop = 1;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->th, NULL);
+    h->started = 0;
+    if (active == h) active = NULL;
+}
+
+cal_hess_stats *cal_hess_finish(cal_hess *h) {
+    if (h->rows) dispatch(h);
+    stop_worker(h);
+    cal_hess_stats *s = h->s;
+    size_t d = s->d;
+    /* dsyrk filled the row-major lower triangle; mirror it in tiles so that
+     * the strided reads stay in cache. */
+    const size_t B = 64;
+    for (size_t i0 = 0; i0 < d; i0 += B)
+        for (size_t j0 = i0; j0 < d; j0 += B)
+            for (size_t i = i0; i < i0 + B && i < d; i++)
+                for (size_t j = j0 > i + 1 ? j0 : i + 1; j < j0 + B && j < d; j++)
+                    s->H[i * d + j] = s->H[j * d + i];
+    return s;
+}
+
+void cal_hess_free(cal_hess *h) {
+    if (!h) return;
+    stop_worker(h);
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->cv);
+    free(h->buf[0]);
+    free(h->buf[1]);
+    cal_hess_stats_free(h->s);
+    free(h);
+}
+
+int cal_all_finite(const double *x, size_t n) {
+    double z = 0;
+    for (size_t i = 0; i < n; i++) z += x[i] * 0.0; /* NaN iff some x is NaN or Inf */
+    return z == 0;
+}
+
+void cal_decode_row(const uint8_t *src, int dtype, size_t d, double *dst) {
+    switch (dtype) {
+    case CAL_F32:
+        for (size_t j = 0; j < d; j++) {
+            uint32_t u = (uint32_t)src[4 * j] | (uint32_t)src[4 * j + 1] << 8 |
+                         (uint32_t)src[4 * j + 2] << 16 | (uint32_t)src[4 * j + 3] << 24;
+            float f;
+            memcpy(&f, &u, 4);
+            dst[j] = f;
+        }
+        break;
+    case CAL_F16:
+        for (size_t j = 0; j < d; j++)
+            dst[j] = cal_f16_to_f32((uint16_t)(src[2 * j] | src[2 * j + 1] << 8));
+        break;
+    case CAL_BF16:
+        for (size_t j = 0; j < d; j++)
+            dst[j] = cal_bf16_to_f32((uint16_t)(src[2 * j] | src[2 * j + 1] << 8));
+        break;
+    default:
+        cal_die("unknown dtype %d", dtype);
+    }
+}
+
+/* ---- GPTQ inverse ------------------------------------------------------- */
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+void dpotri_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+
+int cal_gptq_inverse(const double *A, size_t d, double damp, double *out, size_t *dead) {
+    int n = (int)d, info = 0;
+    memcpy(out, A, d * d * sizeof(double));
+    size_t nd = 0;
+    double mean = 0;
+    for (size_t i = 0; i < d; i++)
+        if (out[i * d + i] == 0) {
+            out[i * d + i] = 1;
+            nd++;
+        }
+    for (size_t i = 0; i < d; i++) mean += out[i * d + i];
+    mean /= (double)d;
+    for (size_t i = 0; i < d; i++) out[i * d + i] += damp * mean;
+    if (dead) *dead = nd;
+    /* The matrix is symmetric, so its row-major and column-major views agree;
+     * LAPACK works column-major on the upper triangle throughout. */
+    dpotrf_("U", &n, out, &n, &info);
+    if (info) return info;
+    dpotri_("U", &n, out, &n, &info);
+    if (info) return info;
+    dpotrf_("U", &n, out, &n, &info); /* reads only the upper triangle of the inverse */
+    if (info) return info;
+    /* Column-major upper U(i,j), i <= j, sits at out[i + j*d]; as row-major it
+     * is the transpose. Transpose in place and clear below the diagonal. */
+    for (size_t i = 0; i < d; i++)
+        for (size_t j = i + 1; j < d; j++) {
+            out[i * d + j] = out[j * d + i];
+            out[j * d + i] = 0;
+        }
+    return 0;
+}
+
+/* ---- BLAS kernel choice ------------------------------------------------- */
+const char *cal_blas_core(void) {
+    const char *c = openblas_get_corename();
+    return c ? c : "unknown";
+}
+
+void cal_blas_prefer_avx512(char **argv) {
+    if (getenv("OPENBLAS_CORETYPE")) return;
+    /* 0.3.21 runs AVX-512 CPUs it does not know (and Zen 4) on AVX2 kernels. */
+    if (strcmp(cal_blas_core(), "Haswell") != 0 && strcmp(cal_blas_core(), "Zen") != 0) return;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+        !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl"))
+        return;
+    if (setenv("OPENBLAS_CORETYPE", "SkylakeX", 1) != 0) return;
+    execv("/proc/self/exe", argv);
+    unsetenv("OPENBLAS_CORETYPE"); /* exec failed: go on with the default kernels */
+#else
+    (void)argv;
+#endif
+}
+
+void cal_blas_threads(int n) {
+    if (n > 0) openblas_set_num_threads(n);
+}

@@ -1,0 +1,77 @@
+/* hessian.h - exact accumulation of H = sum x x^T and per-channel statistics.
+ *
+ * Rows are written into a block of float64 (cal_hess_row), committed one at a
+ * time (cal_hess_commit), and each full block goes to a worker thread that
+ * adds it into H with OpenBLAS dsyrk while the caller fills the next block.
+ * Everything is kept as exact float64 sums plus counts; scaling happens only
+ * on output, so results from shards add up exactly.
+ *
+ *     cal_hess *h = cal_hess_new(d, 0);
+ *     double *x = cal_hess_row(h); ...fill d values...; cal_hess_commit(h);
+ *     cal_hess_finish(h);           // H, sum, ... final (H symmetric, full)
+ *     cal_hess_free(h);
+ */
+#ifndef CAL_HESSIAN_H
+#define CAL_HESSIAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    size_t d;
+    double *H;       /* d*d row-major; full and symmetric after cal_hess_finish */
+    double *sum;     /* sum of x */
+    double *sumsq;   /* sum of x^2 (llama.cpp imatrix) */
+    double *abssum;  /* sum of |x| */
+    double *absmax;  /* max |x| */
+    double count;    /* number of vectors (weights included), an exact integer */
+} cal_hess_stats;
+
+typedef struct cal_hess cal_hess;
+
+/* block_rows 0 = a default sized for the BLAS (about 16 MB per block). */
+cal_hess *cal_hess_new(size_t d, size_t block_rows);
+size_t cal_hess_block_rows(const cal_hess *h);
+/* The next free row (d doubles); valid until cal_hess_commit. */
+double *cal_hess_row(cal_hess *h);
+/* Adds the row filled in by the caller with weight 1. */
+void cal_hess_commit(cal_hess *h);
+/* Adds the row with integer weight c >= 1: statistics get c*x, c*x^2, c*|x|,
+ * and H gets c*x*x^T (the row is scaled by sqrt(c) for the BLAS). */
+void cal_hess_commit_weighted(cal_hess *h, uint64_t c);
+/* Flushes the last block, stops the worker, symmetrises H. */
+cal_hess_stats *cal_hess_finish(cal_hess *h);
+void cal_hess_free(cal_hess *h);
+
+/* Statistics not tied to an accumulator (used by --merge). */
+cal_hess_stats *cal_hess_stats_new(size_t d);
+void cal_hess_stats_free(cal_hess_stats *s);
+
+/* 1 when every value of x[0..n) is finite. */
+int cal_all_finite(const double *x, size_t n);
+
+/* Upper Cholesky factor U of the inverse of the damped matrix, as GPTQ
+ * consumes it: columns with a zero diagonal get diagonal 1, then
+ * damp * mean(diag) is added to the diagonal; inverse(A) = U^T U.
+ * A is d*d row-major symmetric and is not changed; U (row-major, zeros below
+ * the diagonal) goes to out. Returns 0 on success, else the LAPACK info
+ * (the damped matrix is not positive definite). *dead receives the number of
+ * dead columns. */
+int cal_gptq_inverse(const double *A, size_t d, double damp, double *out, size_t *dead);
+
+/* Converts a VECTORS row of d values in dtype (cal_dtype) to float64. */
+void cal_decode_row(const uint8_t *src, int dtype, size_t d, double *dst);
+
+/* Names the BLAS kernels in use ("SkylakeX", "Haswell", ...). */
+const char *cal_blas_core(void);
+/* Chooses OpenBLAS's AVX-512 kernels on CPUs that OpenBLAS 0.3.21 does not
+ * recognise: when OPENBLAS_CORETYPE is unset, the library picked its Haswell
+ * kernels and the CPU has AVX-512, sets OPENBLAS_CORETYPE=SkylakeX and
+ * re-executes the program (the variable is read only at library load).
+ * The user's own OPENBLAS_CORETYPE always wins. Returns only when nothing is
+ * to be done or the re-exec failed. */
+void cal_blas_prefer_avx512(char **argv);
+/* Sets the BLAS thread count (0 = leave the library's default). */
+void cal_blas_threads(int n);
+
+#endif

@@ -11,7 +11,7 @@ TEST="python3-numpy sentencepiece python3-sentencepiece zstd gzip man-db groff-b
 # Tools that may come from elsewhere (nodesource ships npm inside nodejs):
 # only installed from Debian when the command is missing.
 TEST_TOOLS="node:nodejs npm:npm"
-EXTRA="clang"
+EXTRA="clang python3-torch"  # fuzzing; dump-activations.py test (skips without torch)
 case "${1:-build}" in
   build) want="$BUILD" ;;
   test) want="$BUILD $TEST" ;;

@@ -27,11 +27,23 @@ else
   OPT  := -O2 -g
 endif
 
+# V=1 shows the full commands.
+ifeq ($(V),1)
+  Q :=
+  say = @true
+else
+  Q := @
+  say = @printf '  %-6s %s\n'
+endif
+
 WARN     := -Wall -Wextra -Werror
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS   ?=
 CPPFLAGS += -Icommon -D_POSIX_C_SOURCE=200809L -DCAL_DATADIR='"$(PREFIX)/share/calkit"'
+# cal-read has the installed data directory compiled in: rebuild it when
+# PREFIX changes (the stamp holds the PREFIX of the last build).
+PREFIX_STAMP := $(OBJ)/prefix.$(subst /,_,$(PREFIX)).stamp
 ALL_CFLAGS   = -std=c11 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CFLAGS)
 ALL_CXXFLAGS = -std=c++17 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CXXFLAGS)
 LDLIBS_ALL   = $(PKG_LIBS) -lstdc++ -lm -lpthread
@@ -54,23 +66,33 @@ all: deps-quiet $(PROGS)
 
 $(OBJ)/common/%.o: common/%.c $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(OBJ)/common/%.o: common/%.cc $(HDRS)
 	@mkdir -p $(@D)
-	$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -c -o $@ $<
+	$(say) CXX $<
+	$(Q)$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -c -o $@ $<
 
 $(LIB): $(COMMON_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(say) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(PREFIX_STAMP):
+	@mkdir -p $(@D) && rm -f $(OBJ)/prefix.*.stamp && touch $@
+
+$(BIN)/cal-read: $(PREFIX_STAMP)
 
 $(BIN)/%: filters/%.c $(LIB) $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(say) LINK $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 $(OBJ)/tests/%: tests/unit/%.c $(LIB) $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(say) LINK $@
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 # deps: a no-op when every package is present.
 deps:
@@ -109,7 +131,8 @@ install: all
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
-	if [ -d build/corpora ]; then cp -R build/corpora/. $(DESTDIR)$(PREFIX)/share/calkit/corpora/; fi
+	if [ -d build/corpora ]; then install -m 644 build/corpora/*.zst build/corpora/index.tsv \
+	  $(DESTDIR)$(PREFIX)/share/calkit/corpora/; fi
 
 uninstall:
 	rm -f $(FILTERS:filters/%.c=$(DESTDIR)$(PREFIX)/bin/%)

@@ -1,0 +1,30 @@
+/* tok_hf_pattern.c - pattern matching for Split/Replace: literal strings,
+ * hand-written scanners for known regexes (tok_hf_scan.c), PCRE2 otherwise.
+ * Matches are leftmost-first and non-overlapping, as the reference's onig
+ * find_iter; an empty match moves the search one character on. */
+#include <string.h>
+
+#include "tok_hf_int.h"
+
+int th_pattern_next(const th_pattern *p, pcre2_match_data *md, const char *s, size_t len, size_t from,
+                    size_t *ms, size_t *me)
+{
+    if (!p->is_regex) {
+        if (!p->lit_len) return 0;
+        for (size_t i = from; i + p->lit_len <= len;) {
+            const char *q = memchr(s + i, p->lit[0], len - i - p->lit_len + 1);
+            if (!q) return 0;
+            i = (size_t)(q - s);
+            if (!memcmp(q, p->lit, p->lit_len)) { *ms = i; *me = i + p->lit_len; return 1; }
+            i++;
+        }
+        return 0;
+    }
+    if (p->scanner != TH_RE_PCRE) return th_scan_next(p->scanner, s, len, from, ms, me);
+    if (from > len) return 0;
+    int rc = pcre2_match(p->re, (PCRE2_SPTR)s, len, from, PCRE2_NO_UTF_CHECK, md, NULL);
+    if (rc < 0) return 0;
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    *ms = ov[0]; *me = ov[1];
+    return 1;
+}

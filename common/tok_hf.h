@@ -8,7 +8,14 @@
  *   CAL_TOK_PARSE_SPECIAL  = HF default added-vocabulary split: all added
  *                            tokens (special or not) are cut out of the text.
  *   CAL_TOK_ADD_SPECIAL    = apply the post-processor (TemplateProcessing
- *                            "single" template) as add_special_tokens=True. */
+ *                            "single" template) as add_special_tokens=True.
+ * Reference harness note: the npm @anush008/tokenizers binding has no
+ * encode_special_tokens switch, so compare CAL_TOK_PARSE_SPECIAL against its
+ * plain encode(s, null, {addSpecialTokens:false}); for flags 0 the reference
+ * equals that same call on a tokenizer.json whose added_tokens entries with
+ * "special": true are removed (identical except when a special token overlaps
+ * a non-special added token). Invalid UTF-8 is replaced by U+FFFD per maximal
+ * subpart first (as Buffer.toString() does before the reference sees it). */
 #ifndef CAL_TOK_HF_H
 #define CAL_TOK_HF_H
 

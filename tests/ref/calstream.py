@@ -1,0 +1,74 @@
+"""calstream.py - an independent reader/writer of the cal-stream format
+(man/cal-stream.5) for the tests: TEXT streams with arbitrary bytes (even
+invalid UTF-8, which cal-read would repair) and parsing of TOKENS streams.
+
+Checksums are XXH3-64, computed with the system libxxhash through ctypes.
+"""
+import ctypes
+import ctypes.util
+import struct
+
+MAGIC = b"\x89CAL\r\n\x1a\n"
+TEXT, TOKENS, ROW, VECTORS = 1, 2, 3, 4
+
+_lib = ctypes.CDLL(ctypes.util.find_library("xxhash") or "libxxhash.so.0")
+_lib.XXH3_64bits.restype = ctypes.c_uint64
+_lib.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+
+
+def xxh3(b):
+    return _lib.XXH3_64bits(b, len(b))
+
+
+def header(meta):
+    """meta: list of (key, value) strings."""
+    body = b"".join(
+        k.encode() + b"=" + v.replace("\\", "\\\\").replace("\n", "\\n").encode() + b"\n"
+        for k, v in meta)
+    h = MAGIC + bytes([1, 0, 0, 0]) + struct.pack("<I", len(body)) + body
+    return h + struct.pack("<Q", xxh3(h))
+
+
+def record(kind, label, doc_id, payload):
+    lab = label.encode() if isinstance(label, str) else label
+    r = struct.pack("<BBHIQ", kind, 0, len(lab), len(payload), doc_id) + lab + payload
+    return r + struct.pack("<Q", xxh3(r))
+
+
+def write_text(path, docs, meta=()):
+    """docs: iterable of (label, bytes); the id is XXH3-64 of the bytes."""
+    with open(path, "wb") as f:
+        f.write(header(list(meta)))
+        for label, text in docs:
+            f.write(record(TEXT, label, xxh3(text), text))
+
+
+def read(path):
+    """Returns (metas, records): metas a list of header dicts in order,
+    records a list of (kind, label bytes, id, payload bytes, offset)."""
+    data = open(path, "rb").read()
+    metas, recs, i = [], [], 0
+    while i < len(data):
+        if data[i:i + 8] == MAGIC:
+            n = struct.unpack_from("<I", data, i + 12)[0]
+            body = data[i + 16:i + 16 + n].decode()
+            m = []
+            for line in body.split("\n")[:-1]:
+                k, v = line.split("=", 1)
+                m.append((k, v.replace("\\n", "\n").replace("\\\\", "\\")))
+            metas.append(m)
+            i += 16 + n + 8
+            continue
+        kind, _, llen, plen, doc_id = struct.unpack_from("<BBHIQ", data, i)
+        lab = data[i + 16:i + 16 + llen]
+        pay = data[i + 16 + llen:i + 16 + llen + plen]
+        end = i + 16 + llen + plen
+        if struct.unpack_from("<Q", data, end)[0] != xxh3(data[i:end]):
+            raise ValueError("%s: byte %d: bad checksum" % (path, i))
+        recs.append((kind, lab, doc_id, pay, i))
+        i = end + 8
+    return metas, recs
+
+
+def ids_of(payload):
+    return list(struct.unpack("<%dI" % (len(payload) // 4), payload))

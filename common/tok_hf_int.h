@@ -63,6 +63,9 @@ typedef struct {
 int th_pattern_next(const th_pattern *p, pcre2_match_data *md, const char *s, size_t len, size_t from,
                     size_t *ms, size_t *me);
 int th_scanner_for(const char *pattern, size_t len); /* TH_RE_* or TH_RE_PCRE */
+const char *th_scanner_pattern(int scanner);         /* the regex a scanner implements */
+/* PCRE2 (UTF, UCP, JIT) with \s as onig's White_Space; NULL on error. */
+pcre2_code *th_pcre_compile(const char *p, size_t n, int *ec, size_t *eo);
 /* Hand-written scanners: the next leftmost-first match at or after from. */
 int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me);
 

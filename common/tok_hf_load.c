@@ -118,14 +118,13 @@ static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *o
     out->is_regex = 1;
     out->scanner = th_scanner_for(r->u.s, r->n);
     int ec;
-    PCRE2_SIZE eo;
-    out->re = pcre2_compile((PCRE2_SPTR)r->u.s, r->n, PCRE2_UTF | PCRE2_UCP, &ec, &eo, NULL);
+    size_t eo;
+    out->re = th_pcre_compile(r->u.s, r->n, &ec, &eo);
     if (!out->re) {
         char m[200];
         pcre2_get_error_message(ec, (PCRE2_UCHAR *)m, sizeof m);
-        return bad(l, path, "regex not supported by the PCRE2 fallback at offset %zu: %s", (size_t)eo, m);
+        return bad(l, path, "regex not supported by the PCRE2 fallback at offset %zu: %s", eo, m);
     }
-    (void)pcre2_jit_compile(out->re, PCRE2_JIT_COMPLETE); /* the interpreter works too */
     return 0;
 }
 

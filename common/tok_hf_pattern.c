@@ -28,3 +28,40 @@ int th_pattern_next(const th_pattern *p, pcre2_match_data *md, const char *s, si
     *ms = ov[0]; *me = ov[1];
     return 1;
 }
+
+/* onig (the reference's engine) takes \s as Unicode White_Space; PCRE2's UCP
+ * \s differs (U+0085 out, U+180E in), so spell the class out. */
+#define WS_SET "\\t-\\r\\x20\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
+
+pcre2_code *th_pcre_compile(const char *p, size_t n, int *ec, size_t *eo)
+{
+    cal_buf b = { 0 };
+    int in_class = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c == '\\' && i + 1 < n) {
+            char d = p[i + 1];
+            if (d == 's') cal_buf_add(&b, in_class ? WS_SET : "[" WS_SET "]", in_class ? strlen(WS_SET) : strlen(WS_SET) + 2);
+            else if (d == 'S' && !in_class) cal_buf_add(&b, "[^" WS_SET "]", strlen(WS_SET) + 3);
+            else cal_buf_add(&b, p + i, 2);
+            i++;
+            continue;
+        }
+        if (c == '[' && !in_class) {
+            in_class = 1;
+            cal_buf_addc(&b, c);
+            /* a leading ^ and a leading ] are literal parts of the class syntax */
+            if (i + 1 < n && p[i + 1] == '^') { cal_buf_addc(&b, '^'); i++; }
+            if (i + 1 < n && p[i + 1] == ']') { cal_buf_addc(&b, ']'); i++; }
+            continue;
+        }
+        if (c == ']' && in_class) in_class = 0;
+        cal_buf_addc(&b, c);
+    }
+    PCRE2_SIZE off = 0;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)(b.p ? b.p : ""), b.n, PCRE2_UTF | PCRE2_UCP, ec, &off, NULL);
+    *eo = off;
+    cal_buf_free(&b);
+    if (re) (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* the interpreter works too */
+    return re;
+}

@@ -407,6 +407,7 @@ static int load_added(ld *l, const tj *a)
     if (a->type != TJ_ARR) return bad(l, "added_tokens", "expected an array");
     t->added = cal_xcalloc(a->n ? a->n : 1, sizeof *t->added);
     char p[64];
+    uint32_t max_added = TH_NONE;
     for (uint32_t i = 0; i < a->n; i++) {
         const tj *o = &a->u.kids[i], *id = tj_get(o, "id");
         snprintf(p, sizeof p, "added_tokens[%u]", i);
@@ -416,9 +417,16 @@ static int load_added(ld *l, const tj *a)
         th_added *ad = &t->added[t->nadded++];
         ad->content = dupn(c->u.s, c->n);
         ad->len = c->n;
-        /* as the reference: a token already in the model vocabulary keeps that id */
-        uint32_t vid = th_strmap_get(&l->orig, c->u.s, c->n);
-        ad->id = vid != TH_NONE ? vid : (uint32_t)id->u.num;
+        /* ids as the reference assigns them (the file's "id" is only a hint):
+         * an earlier added token or a vocabulary entry with this text keeps
+         * its id, else the next id after the vocabulary and the added ones */
+        uint32_t vid = TH_NONE;
+        for (size_t k = 0; k + 1 < t->nadded && vid == TH_NONE; k++)
+            if (t->added[k].len == c->n && !memcmp(t->added[k].content, c->u.s, c->n)) vid = t->added[k].id;
+        if (vid == TH_NONE) vid = th_strmap_get(&l->orig, c->u.s, c->n);
+        if (vid == TH_NONE) vid = max_added != TH_NONE && max_added >= l->orig.n ? max_added + 1 : l->orig.n;
+        ad->id = vid;
+        if (max_added == TH_NONE || vid > max_added) max_added = vid;
         ad->special = get_bool(l, o, "special", 0, p);
         ad->lstrip = get_bool(l, o, "lstrip", 0, p);
         ad->rstrip = get_bool(l, o, "rstrip", 0, p);
@@ -499,6 +507,7 @@ static int load_model(ld *l, const tj *m)
         size_t an, bn;
         char p[64];
         snprintf(p, sizeof p, "model.merges[%u]", i);
+        if (i && e->type != mg->u.kids[0].type) { free(kbuf); return bad(l, p, "mixes \"a b\" strings and [\"a\", \"b\"] arrays"); }
         if (e->type == TJ_STR) {
             const char *sp = memchr(e->u.s, ' ', e->n);
             if (!sp) { free(kbuf); return bad(l, p, "expected \"a b\""); }

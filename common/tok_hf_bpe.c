@@ -94,10 +94,8 @@ static size_t utf8_len(unsigned char c)
     return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
 }
 
-int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out, char *err, size_t errlen)
+static void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out)
 {
-    (void)err; (void)errlen;
-    if (!len) return 0;
     cache_slot *cs = NULL;
     uint64_t h = 0;
     if (len <= CACHE_KEY) {
@@ -105,7 +103,7 @@ int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *
         cs = &sc->cache[h & (CACHE_SLOTS - 1)];
         if (cs->serial == t->serial && cs->h == h && cs->len == len && !memcmp(cs->key, s, len)) {
             for (unsigned k = 0; k < cs->nids; k++) cal_ids_push(out, cs->ids[k]);
-            return 0;
+            return;
         }
     }
     size_t out0 = out->n;
@@ -128,7 +126,13 @@ int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *
     for (size_t i = 0; i < len;) {
         size_t cl = t->byte_level ? 1 : utf8_len((unsigned char)s[i]);
         if (cl > len - i) cl = len - i;
-        uint32_t id = t->byte_level ? t->byte_id[(unsigned char)s[i]] : th_strmap_get(&t->vocab, s + i, cl);
+        uint32_t id;
+        if (t->byte_level) id = t->byte_id[(unsigned char)s[i]];
+        else if (cl <= 3) {
+            int32_t cp;
+            th_utf8_next(s, len, i, &cp);
+            id = t->cp_id[cp];
+        } else id = th_strmap_get(&t->vocab, s + i, cl);
         if (id != TH_NONE) {
             if (unk_len) { y[n++] = (sym){ t->unk_id, unk_len, 0, 0 }; unk_len = 0; }
             y[n++] = (sym){ id, (uint32_t)cl, 0, 0 };
@@ -191,5 +195,33 @@ cache_it:
         cs->nids = (uint8_t)(out->n - out0);
         memcpy(cs->ids, out->v + out0, cs->nids * sizeof(uint32_t));
     }
+}
+
+/* U+2581 at s[p] that follows a character no merge joins to it */
+static int seg_point(const tok_hf *t, const char *s, size_t p)
+{
+    if (p < 1 || memcmp(s + p, "\xe2\x96\x81", 3)) return 0;
+    size_t k = p - 1;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
+    int32_t cp;
+    th_utf8_next(s, p, k, &cp);
+    if (cp == 0x2581) return 0;
+    for (size_t z = 0; z < t->nseg_bad; z++) if (t->seg_bad[z] == cp) return 0;
+    return 1;
+}
+
+int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    if (!len) return 0;
+    if (!t->seg_ok) { bpe_word(t, sc, s, len, out); return 0; }
+    size_t a = 0;
+    for (size_t p = 1; p + 3 <= len; p++) {
+        if ((unsigned char)s[p] != 0xE2 || !seg_point(t, s, p)) continue;
+        bpe_word(t, sc, s + a, p - a, out);
+        a = p;
+        p += 2;
+    }
+    bpe_word(t, sc, s + a, len - a, out);
     return 0;
 }

@@ -32,6 +32,7 @@ typedef struct {
     struct th_merge { uint64_t key; uint32_t rank, id; } *slot;
     uint64_t mask;
     size_t n;
+    unsigned shift;   /* 64 - log2(slots): multiplicative hashing takes the top bits */
 } th_mergemap;
 void th_mergemap_init(th_mergemap *m, size_t expect);
 void th_mergemap_free(th_mergemap *m);
@@ -39,7 +40,7 @@ void th_mergemap_put(th_mergemap *m, uint32_t a, uint32_t b, uint32_t rank, uint
 static inline const struct th_merge *th_mergemap_get(const th_mergemap *m, uint32_t a, uint32_t b)
 {
     uint64_t k = (uint64_t)a << 32 | b;
-    uint64_t i = (k * 0x9E3779B97F4A7C15ull) >> 20 & m->mask;
+    uint64_t i = (k * 0x9E3779B97F4A7C15ull) >> m->shift;
     for (;;) {
         const struct th_merge *s = &m->slot[i];
         if (s->key == k) return s;
@@ -122,6 +123,12 @@ struct tok_hf {
     int byte_level, ignore_merges, byte_fallback, fuse_unk;
     uint32_t unk_id;          /* TH_NONE if none */
     uint32_t byte_id[256];    /* byte_level: id of each byte; byte_fallback: <0xXX> */
+    uint32_t *cp_id;          /* not byte_level: id of each code point < 0x10000 (TH_NONE if none) */
+    /* Not byte-level: a word may be cut before each U+2581 that follows a
+     * character no merge joins to a following U+2581 (found at load): BPE
+     * never merges across such a point, so the parts are independent words. */
+    int seg_ok;
+    int32_t *seg_bad; size_t nseg_bad; /* characters that some merge joins to a following U+2581 */
     /* id -> token text (as written in the file), for decode */
     char **id_str;
     uint32_t *id_len;

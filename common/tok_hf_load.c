@@ -525,6 +525,33 @@ static int load_model(ld *l, const tj *m)
         uint32_t ic = th_strmap_get(&l->orig, kbuf, an + bn);
         if (ic == TH_NONE) { bad(l, p, "merged token %s is not in the vocabulary", q(kbuf, an + bn, kb, sizeof kb)); free(kbuf); return -1; }
         th_mergemap_put(&t->merges, ia, ib, i, ic);
+        /* a merge joining some character to a following U+2581 */
+        if (!t->byte_level && bn >= 3 && !memcmp(b, "\xe2\x96\x81", 3) && an) {
+            size_t k = an - 1;
+            while (k > 0 && ((unsigned char)a[k] & 0xC0) == 0x80) k--;
+            int32_t cp;
+            th_utf8_next(a, an, k, &cp);
+            if (cp != 0x2581) {
+                size_t z = 0;
+                while (z < t->nseg_bad && t->seg_bad[z] != cp) z++;
+                if (z == t->nseg_bad) {
+                    t->seg_bad = cal_xrealloc(t->seg_bad, (t->nseg_bad + 1) * sizeof *t->seg_bad);
+                    t->seg_bad[t->nseg_bad++] = cp;
+                }
+            }
+        }
+    }
+    if (!t->byte_level) {
+        t->seg_ok = !t->ignore_merges && th_strmap_get(&t->vocab, "\xe2\x96\x81", 3) != TH_NONE;
+        t->cp_id = cal_xmalloc(0x10000 * sizeof *t->cp_id);
+        for (int32_t c = 0; c < 0x10000; c++) {
+            char u[4];
+            size_t k = c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+            if (k == 1) u[0] = (char)c;
+            else if (k == 2) { u[0] = (char)(0xC0 | c >> 6); u[1] = (char)(0x80 | (c & 63)); }
+            else { u[0] = (char)(0xE0 | c >> 12); u[1] = (char)(0x80 | (c >> 6 & 63)); u[2] = (char)(0x80 | (c & 63)); }
+            t->cp_id[c] = (c >= 0xD800 && c < 0xE000) ? TH_NONE : th_strmap_get(&t->vocab, u, k);
+        }
     }
     free(kbuf);
     return 0;
@@ -628,6 +655,7 @@ void tok_hf_free(tok_hf *t)
     if (t->merges.slot) th_mergemap_free(&t->merges);
     if (t->id_str) for (uint32_t i = 0; i < t->nids; i++) free(t->id_str[i]);
     free(t->id_str); free(t->id_len); free(t->id_special);
+    free(t->cp_id); free(t->seg_bad);
     for (size_t i = 0; i < t->nnorm; i++) { pattern_free(&t->norm[i].pat); free(t->norm[i].str); }
     free(t->norm);
     for (size_t i = 0; i < t->npre; i++) pattern_free(&t->pre[i].pat);

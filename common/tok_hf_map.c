@@ -76,6 +76,8 @@ void th_mergemap_init(th_mergemap *m, size_t expect)
     for (size_t i = 0; i < cap; i++) m->slot[i].key = UINT64_MAX;
     m->mask = cap - 1;
     m->n = 0;
+    m->shift = 64;
+    while (cap > 1) { cap >>= 1; m->shift--; }
 }
 
 void th_mergemap_free(th_mergemap *m)
@@ -96,7 +98,7 @@ void th_mergemap_put(th_mergemap *m, uint32_t a, uint32_t b, uint32_t rank, uint
         free(old.slot);
     }
     uint64_t k = (uint64_t)a << 32 | b;
-    uint64_t i = (k * 0x9E3779B97F4A7C15ull) >> 20 & m->mask;
+    uint64_t i = (k * 0x9E3779B97F4A7C15ull) >> m->shift;
     while (m->slot[i].key != UINT64_MAX && m->slot[i].key != k) i = (i + 1) & m->mask;
     if (m->slot[i].key == UINT64_MAX) m->n++;
     m->slot[i] = (struct th_merge){ k, rank, id };

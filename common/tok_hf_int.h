@@ -14,7 +14,7 @@
 
 /* Open-addressing map from byte strings to ids. */
 typedef struct {
-    uint32_t *slot;   /* entry index + 1, 0 = empty */
+    uint64_t *slot;   /* entry index + 1 (low half, 0 = empty) | hash tag (high half) */
     uint32_t mask;
     struct th_ent { uint64_t h; uint32_t off, len, id; } *ent;
     uint32_t n, cap;

@@ -15,7 +15,8 @@ typedef struct {
     char *err;
     size_t errlen;
     int failed;
-    th_strmap orig;  /* vocab as written (token text -> id) */
+    th_strmap orig_own;
+    th_strmap *orig; /* vocab as written (token text -> id): orig_own, or the model's own map when not byte-level */
 } ld;
 
 static int bad(ld *l, const char *path, const char *fmt, ...) CAL_PRINTF(3, 4);
@@ -423,8 +424,8 @@ static int load_added(ld *l, const tj *a)
         uint32_t vid = TH_NONE;
         for (size_t k = 0; k + 1 < t->nadded && vid == TH_NONE; k++)
             if (t->added[k].len == c->n && !memcmp(t->added[k].content, c->u.s, c->n)) vid = t->added[k].id;
-        if (vid == TH_NONE) vid = th_strmap_get(&l->orig, c->u.s, c->n);
-        if (vid == TH_NONE) vid = max_added != TH_NONE && max_added >= l->orig.n ? max_added + 1 : l->orig.n;
+        if (vid == TH_NONE) vid = th_strmap_get(l->orig, c->u.s, c->n);
+        if (vid == TH_NONE) vid = max_added != TH_NONE && max_added >= l->orig->n ? max_added + 1 : l->orig->n;
         ad->id = vid;
         if (max_added == TH_NONE || vid > max_added) max_added = vid;
         ad->special = get_bool(l, o, "special", 0, p);
@@ -458,8 +459,8 @@ static int load_model(ld *l, const tj *m)
     t->ignore_merges = get_bool(l, m, "ignore_merges", 0, "model");
     const tj *v = tj_get(m, "vocab"), *mg = tj_get(m, "merges");
     if (!v || v->type != TJ_OBJ) return bad(l, "model.vocab", "expected an object");
-    th_strmap_init(&l->orig, v->n);
-    th_strmap_init(&t->vocab, v->n);
+    l->orig = t->byte_level ? &l->orig_own : &t->vocab;
+    th_strmap_init(l->orig, v->n);
     uint32_t maxid = 0;
     for (uint32_t i = 0; i < v->n; i++) {
         const tj *k = &v->u.kids[2 * i], *id = &v->u.kids[2 * i + 1];
@@ -469,13 +470,14 @@ static int load_model(ld *l, const tj *m)
             return bad(l, p, "id is not an unsigned integer");
         }
         uint32_t x = (uint32_t)id->u.num;
-        th_strmap_put(&l->orig, k->u.s, k->n, x);
+        th_strmap_put(l->orig, k->u.s, k->n, x);
         if (x + 1 > maxid) maxid = x + 1;
     }
     /* model-space keys (bytes for byte-level) */
     char *kbuf = cal_xmalloc(1024);
     size_t kcap = 1024;
-    for (uint32_t i = 0; i < v->n; i++) {
+    if (t->byte_level) th_strmap_init(&t->vocab, v->n);
+    for (uint32_t i = 0; i < v->n && t->byte_level; i++) {
         const tj *k = &v->u.kids[2 * i];
         if (k->n > kcap) { kcap = k->n * 2; kbuf = cal_xrealloc(kbuf, kcap); }
         size_t kl = model_key(t, k->u.s, k->n, kbuf);
@@ -485,7 +487,7 @@ static int load_model(ld *l, const tj *m)
     const tj *unk = tj_get(m, "unk_token");
     t->unk_id = TH_NONE;
     if (unk && unk->type == TJ_STR) {
-        t->unk_id = th_strmap_get(&l->orig, unk->u.s, unk->n);
+        t->unk_id = th_strmap_get(l->orig, unk->u.s, unk->n);
         if (t->unk_id == TH_NONE) { free(kbuf); return bad(l, "model.unk_token", "%s is not in the vocabulary", q(unk->u.s, unk->n, qb, sizeof qb)); }
     }
     for (int b = 0; b < 256; b++) {
@@ -495,7 +497,7 @@ static int load_model(ld *l, const tj *m)
         } else {
             char f[8];
             snprintf(f, sizeof f, "<0x%02X>", b);
-            t->byte_id[b] = th_strmap_get(&l->orig, f, 6);
+            t->byte_id[b] = th_strmap_get(l->orig, f, 6);
         }
     }
     /* merges */
@@ -506,7 +508,9 @@ static int load_model(ld *l, const tj *m)
         const char *a, *b;
         size_t an, bn;
         char p[64];
-        snprintf(p, sizeof p, "model.merges[%u]", i);
+        p[0] = 0;
+        if (i && e->type != mg->u.kids[0].type) snprintf(p, sizeof p, "model.merges[%u]", i);
+        else if (e->type == TJ_STR ? !memchr(e->u.s, ' ', e->n) : e->type != TJ_ARR) snprintf(p, sizeof p, "model.merges[%u]", i);
         if (i && e->type != mg->u.kids[0].type) { free(kbuf); return bad(l, p, "mixes \"a b\" strings and [\"a\", \"b\"] arrays"); }
         if (e->type == TJ_STR) {
             const char *sp = memchr(e->u.s, ' ', e->n);
@@ -516,13 +520,15 @@ static int load_model(ld *l, const tj *m)
         } else if (e->type == TJ_ARR && e->n == 2 && e->u.kids[0].type == TJ_STR && e->u.kids[1].type == TJ_STR) {
             a = e->u.kids[0].u.s; an = e->u.kids[0].n;
             b = e->u.kids[1].u.s; bn = e->u.kids[1].n;
-        } else { free(kbuf); return bad(l, p, "expected \"a b\" or [\"a\", \"b\"]"); }
-        uint32_t ia = th_strmap_get(&l->orig, a, an), ib = th_strmap_get(&l->orig, b, bn);
+        } else { snprintf(p, sizeof p, "model.merges[%u]", i); free(kbuf); return bad(l, p, "expected \"a b\" or [\"a\", \"b\"]"); }
+        uint32_t ia = th_strmap_get(l->orig, a, an), ib = th_strmap_get(l->orig, b, bn);
+        if (ia == TH_NONE || ib == TH_NONE) snprintf(p, sizeof p, "model.merges[%u]", i);
         if (ia == TH_NONE) { free(kbuf); return bad(l, p, "unknown token %s", q(a, an, qb, sizeof qb)); }
         if (ib == TH_NONE) { free(kbuf); return bad(l, p, "unknown token %s", q(b, bn, qb, sizeof qb)); }
         if (an + bn > kcap) { kcap = (an + bn) * 2; kbuf = cal_xrealloc(kbuf, kcap); }
         memcpy(kbuf, a, an); memcpy(kbuf + an, b, bn);
-        uint32_t ic = th_strmap_get(&l->orig, kbuf, an + bn);
+        uint32_t ic = th_strmap_get(l->orig, kbuf, an + bn);
+        if (ic == TH_NONE) snprintf(p, sizeof p, "model.merges[%u]", i);
         if (ic == TH_NONE) { bad(l, p, "merged token %s is not in the vocabulary", q(kbuf, an + bn, kb, sizeof kb)); free(kbuf); return -1; }
         th_mergemap_put(&t->merges, ia, ib, i, ic);
         /* a merge joining some character to a following U+2581 */
@@ -602,7 +608,10 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     if (!doc) return NULL;
     tok_hf *t = cal_xcalloc(1, sizeof *t);
     t->serial = atomic_fetch_add(&serial_counter, 1);
-    ld l = { t, err, errlen, 0, { 0 } };
+    ld l;
+    memset(&l, 0, sizeof l);
+    l.t = t; l.err = err; l.errlen = errlen;
+    l.orig = &l.orig_own;
     if (root->type != TJ_OBJ) { bad(&l, "(root)", "expected an object"); goto fail; }
     const tj *tr = tj_get(root, "truncation"), *pd = tj_get(root, "padding");
     if (tr && tr->type != TJ_NULL) { bad(&l, "truncation", "truncation is not supported (must be null)"); goto fail; }
@@ -632,11 +641,11 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     t->bos = t->ntmpl_pre ? (int64_t)t->tmpl_pre[0] : find_special(t, bos);
     t->eos = t->ntmpl_post ? (int64_t)t->tmpl_post[t->ntmpl_post - 1] : find_special(t, eos);
     t->pad = find_special(t, pad);
-    th_strmap_free(&l.orig);
+    if (l.orig_own.slot) th_strmap_free(&l.orig_own);
     tj_free(doc);
     return t;
 fail:
-    th_strmap_free(&l.orig);
+    if (l.orig_own.slot) th_strmap_free(&l.orig_own);
     tj_free(doc);
     tok_hf_free(t);
     return NULL;

@@ -31,7 +31,7 @@ static void grow(th_strmap *m)
     for (uint32_t e = 0; e < m->n; e++) {
         uint32_t i = (uint32_t)m->ent[e].h & m->mask;
         while (m->slot[i]) i = (i + 1) & m->mask;
-        m->slot[i] = e + 1;
+        m->slot[i] = (m->ent[e].h & 0xFFFFFFFF00000000ull) | (e + 1);
     }
 }
 
@@ -39,9 +39,12 @@ void th_strmap_put(th_strmap *m, const char *s, size_t len, uint32_t id)
 {
     uint64_t h = XXH3_64bits(s, len);
     uint32_t i = (uint32_t)h & m->mask;
+    uint64_t tag = h & 0xFFFFFFFF00000000ull;
     while (m->slot[i]) {
-        struct th_ent *e = &m->ent[m->slot[i] - 1];
-        if (e->h == h && e->len == len && !memcmp(m->pool + e->off, s, len)) { e->id = id; return; }
+        if ((m->slot[i] & 0xFFFFFFFF00000000ull) == tag) {
+            struct th_ent *e = &m->ent[(uint32_t)m->slot[i] - 1];
+            if (e->h == h && e->len == len && !memcmp(m->pool + e->off, s, len)) { e->id = id; return; }
+        }
         i = (i + 1) & m->mask;
     }
     if (m->n == m->cap) { m->cap *= 2; m->ent = cal_xrealloc(m->ent, m->cap * sizeof *m->ent); }
@@ -52,7 +55,7 @@ void th_strmap_put(th_strmap *m, const char *s, size_t len, uint32_t id)
     if (len) memcpy(m->pool + m->pool_n, s, len);
     m->ent[m->n] = (struct th_ent){ h, (uint32_t)m->pool_n, (uint32_t)len, id };
     m->pool_n += len;
-    m->slot[i] = ++m->n;
+    m->slot[i] = tag | ++m->n;
     if ((uint64_t)m->n * 2 > m->mask + 1u) grow(m);
 }
 
@@ -60,9 +63,12 @@ uint32_t th_strmap_get(const th_strmap *m, const char *s, size_t len)
 {
     uint64_t h = XXH3_64bits(s, len);
     uint32_t i = (uint32_t)h & m->mask;
+    uint64_t tag = h & 0xFFFFFFFF00000000ull;
     while (m->slot[i]) {
-        const struct th_ent *e = &m->ent[m->slot[i] - 1];
-        if (e->h == h && e->len == len && !memcmp(m->pool + e->off, s, len)) return e->id;
+        if ((m->slot[i] & 0xFFFFFFFF00000000ull) == tag) {
+            const struct th_ent *e = &m->ent[(uint32_t)m->slot[i] - 1];
+            if (e->len == len && !memcmp(m->pool + e->off, s, len)) return e->id;
+        }
         i = (i + 1) & m->mask;
     }
     return TH_NONE;

@@ -59,7 +59,9 @@ int main(void)
     char *buf = malloc(1 << 16);
     int ec0;
     size_t eo0;
-    pcre2_code *cn = th_pcre_compile("\\p{Cn}", 5, &ec0, &eo0);
+    pcre2_code *cn = th_pcre_compile("\\p{Cn}", 6, &ec0, &eo0);
+    CHECK(cn != NULL, "PCRE2 compiles \\p{Cn}");
+    if (!cn) TEST_END();
     pcre2_match_data *cmd = pcre2_match_data_create_from_pattern(cn, NULL);
     for (int sc = TH_RE_LLAMA3; sc <= TH_RE_DS_MAIN; sc++) {
         const char *p = th_scanner_pattern(sc);

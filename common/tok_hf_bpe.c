@@ -15,7 +15,7 @@
 
 #include "tok_hf_int.h"
 
-#define CACHE_SLOTS 8192   /* per thread */
+#define CACHE_SLOTS 32768  /* per thread (2.5 MB) */
 #define CACHE_KEY 30       /* longest cached pre-token (bytes) */
 #define CACHE_IDS 8        /* most ids a cached pre-token may yield */
 

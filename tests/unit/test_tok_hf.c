@@ -3,6 +3,7 @@
  * with and without special parsing, lstrip/rstrip/single_word, long words),
  * SentencePiece-style BPE (Prepend/Replace, byte fallback, fused unk,
  * template, decoder chain), Split behaviours, NFC, and load errors. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,11 +194,77 @@ static void test_errors(void)
     CHECK(!t && !strncmp(err, "byte ", 5), "truncated JSON names the byte offset: %s", err);
 }
 
+/* concurrent encodes on one tokenizer give the single-thread ids */
+typedef struct { const tok_hf *t; int ok; } thr_arg;
+
+static void make_text(int i, char *buf, size_t *n)
+{
+    static const char *const parts[] = { "ab", " ab", "abc", "<x>", " ", "c", "!", "a<|s|>b", "xcab", " cab " };
+    *n = 0;
+    for (int k = 0; k < 1 + i % 13; k++) {
+        const char *p = parts[(i * 7 + k * 3) % 10];
+        memcpy(buf + *n, p, strlen(p));
+        *n += strlen(p);
+    }
+}
+
+static void *thr_main(void *p)
+{
+    thr_arg *a = p;
+    char buf[256], err[128];
+    cal_ids x = { 0 }, y = { 0 };
+    a->ok = 1;
+    for (int i = 0; i < 3000 && a->ok; i++) {
+        size_t n;
+        make_text(i, buf, &n);
+        x.n = y.n = 0;
+        a->ok = !tok_hf_encode(a->t, buf, n, (unsigned)(i & 2), &x, err, sizeof err) &&
+                !tok_hf_encode(a->t, buf, n, (unsigned)(i & 2), &y, err, sizeof err) &&
+                x.n == y.n && !memcmp(x.v, y.v, x.n * sizeof *x.v) && x.n > 0;
+    }
+    cal_ids_free(&x);
+    cal_ids_free(&y);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    char err[256] = "";
+    tok_hf *t = load(byte_level_json(0), err, sizeof err);
+    if (!t) return;
+    /* reference ids from this thread */
+    char buf[256];
+    cal_ids ref[13];
+    for (int i = 0; i < 13; i++) {
+        size_t n;
+        make_text(i, buf, &n);
+        memset(&ref[i], 0, sizeof ref[i]);
+        tok_hf_encode(t, buf, n, 0, &ref[i], err, sizeof err);
+    }
+    pthread_t th[4];
+    thr_arg a[4];
+    for (int i = 0; i < 4; i++) { a[i].t = t; pthread_create(&th[i], NULL, thr_main, &a[i]); }
+    int ok = 1;
+    for (int i = 0; i < 4; i++) { pthread_join(th[i], NULL); ok &= a[i].ok; }
+    for (int i = 0; i < 13; i++) {
+        size_t n;
+        make_text(i, buf, &n);
+        cal_ids x = { 0 };
+        tok_hf_encode(t, buf, n, 0, &x, err, sizeof err);
+        ok &= x.n == ref[i].n && !memcmp(x.v, ref[i].v, x.n * sizeof *x.v);
+        cal_ids_free(&x);
+        cal_ids_free(&ref[i]);
+    }
+    CHECK(ok, "4 threads encoding at once agree with one thread (per-thread caches)");
+    tok_hf_free(t);
+}
+
 int main(void)
 {
     test_byte_level();
     test_spm_style();
     test_split();
     test_errors();
+    test_threads();
     TEST_END();
 }

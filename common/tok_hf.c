@@ -146,7 +146,9 @@ static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
                     cal_buf_add(&nb, q, ql);
                 } else {
                     int pre = pt->prepend == 2 || (pt->prepend == 1 && first_piece && e->r[0][i].off == 0);
-                    if (pre && !(ql >= pt->repl_len && !memcmp(q, pt->repl, pt->repl_len))) cal_buf_add(&nb, pt->repl, pt->repl_len);
+                    /* spaces are replaced first, then the prefix goes where the result does not start with it */
+                    if (pre && ql && q[0] != ' ' && !(ql >= pt->repl_len && !memcmp(q, pt->repl, pt->repl_len)))
+                        cal_buf_add(&nb, pt->repl, pt->repl_len);
                     for (size_t j = 0; j < ql; j++) {
                         if (q[j] == ' ') cal_buf_add(&nb, pt->repl, pt->repl_len);
                         else cal_buf_addc(&nb, q[j]);

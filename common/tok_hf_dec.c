@@ -118,14 +118,16 @@ void tok_hf_decode(const tok_hf *t, const uint32_t *ids, size_t n, cal_buf *out)
             break;
         case TH_D_METASPACE:
             for (size_t i = 0; i < m; i++) {
+                /* as the reference: in the first token every replacement
+                 * character is dropped (unless prepend_scheme is never) */
                 b.n = 0;
-                size_t j = 0;
-                for (; j < v[i].n;) {
-                    if (v[i].n - j >= dc->repl_len && !memcmp(v[i].p + j, dc->repl, dc->repl_len)) { cal_buf_addc(&b, ' '); j += dc->repl_len; }
-                    else cal_buf_addc(&b, v[i].p[j++]);
+                for (size_t j = 0; j < v[i].n;) {
+                    if (v[i].n - j >= dc->repl_len && !memcmp(v[i].p + j, dc->repl, dc->repl_len)) {
+                        if (!(i == 0 && dc->prepend)) cal_buf_addc(&b, ' ');
+                        j += dc->repl_len;
+                    } else cal_buf_addc(&b, v[i].p[j++]);
                 }
-                size_t a = (i == 0 && dc->prepend && b.n && b.p[0] == ' ') ? 1 : 0;
-                set(&v[i], b.p ? b.p + a : "", b.n - a);
+                set(&v[i], b.p ? b.p : "", b.n);
             }
             break;
         }

@@ -128,8 +128,9 @@ static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
     const tok_hf *t = e->t;
     size_t n = 0, on;
     cal_buf own = { 0 }; /* text rebuilt by a modifying pre-tokenizer */
-    piece *pv = NULL;
-    size_t pcap = 0;
+    th_bufs *bf = th_scratch_bufs(e->sc);
+    piece *pv = bf->pv;
+    size_t pcap = bf->pcap;
     rpush(e, 0, &n, 0, len);
     for (size_t k = 0; k < t->npre; k++) {
         const th_pretok *pt = &t->pre[k];
@@ -179,7 +180,8 @@ static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
             n = on;
         }
     }
-    free(pv);
+    bf->pv = pv;
+    bf->pcap = pcap;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
         rc = th_bpe(t, e->sc, s + e->r[0][i].off, e->r[0][i].len, e->out, e->err, e->errlen);
@@ -279,13 +281,16 @@ int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags,
     memset(&e, 0, sizeof e);
     e.t = t; e.flags = flags; e.out = out; e.err = err; e.errlen = errlen;
     e.sc = th_scratch_get(t);
-    /* one match-data block serves every PCRE2 pattern (sized generously) */
-    e.md = pcre2_match_data_create(32, NULL);
+    th_bufs *bf = th_scratch_bufs(e.sc);
+    if (!bf->md) bf->md = pcre2_match_data_create(32, NULL); /* serves every PCRE2 pattern */
+    e.md = bf->md;
+    e.r[0] = bf->r[0]; e.r[1] = bf->r[1];
+    e.rcap[0] = bf->rcap[0]; e.rcap[1] = bf->rcap[1];
     if (flags & CAL_TOK_ADD_SPECIAL) for (size_t i = 0; i < t->ntmpl_pre; i++) cal_ids_push(out, t->tmpl_pre[i]);
     int rc = t->has_raw ? cut_added(&e, &t->trie_raw, text, len, raw_gap, 0) : (len ? raw_gap(&e, text, len, 0) : 0);
     if (flags & CAL_TOK_ADD_SPECIAL) for (size_t i = 0; i < t->ntmpl_post; i++) cal_ids_push(out, t->tmpl_post[i]);
-    pcre2_match_data_free(e.md);
-    free(e.r[0]); free(e.r[1]);
+    bf->r[0] = e.r[0]; bf->r[1] = e.r[1];
+    bf->rcap[0] = e.rcap[0]; bf->rcap[1] = e.rcap[1];
     free(fixed);
     return rc;
 }

@@ -31,6 +31,7 @@ typedef struct { uint32_t id, len; int32_t prev, next; } sym;
 typedef struct { uint64_t key; uint32_t id; } hent; /* key = rank << 32 | pos */
 
 struct th_scratch {
+    th_bufs bufs;
     cache_slot *cache;
     sym *s; size_t scap;
     hent *h; size_t hcap;
@@ -43,7 +44,10 @@ static void scratch_free(void *p)
 {
     th_scratch *sc = p;
     if (!sc) return;
-    free(sc->cache); free(sc->s); free(sc->h); free(sc);
+    free(sc->cache); free(sc->s); free(sc->h);
+    free(sc->bufs.r[0]); free(sc->bufs.r[1]); free(sc->bufs.pv);
+    if (sc->bufs.md) pcre2_match_data_free(sc->bufs.md);
+    free(sc);
 }
 
 static void scratch_key_make(void) { (void)pthread_key_create(&scratch_key, scratch_free); }
@@ -60,6 +64,8 @@ th_scratch *th_scratch_get(const tok_hf *t)
     }
     return sc;
 }
+
+th_bufs *th_scratch_bufs(th_scratch *sc) { return &sc->bufs; }
 
 static void heap_push(hent *h, size_t *n, hent e)
 {

@@ -150,6 +150,13 @@ struct tok_hf {
 typedef struct th_scratch th_scratch;
 int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out, char *err, size_t errlen);
 th_scratch *th_scratch_get(const tok_hf *t); /* per-thread */
+/* per-thread buffers the encoder reuses between calls */
+typedef struct {
+    void *r[2]; size_t rcap[2];  /* split ranges */
+    void *pv; size_t pcap;       /* pieces of one split */
+    pcre2_match_data *md;
+} th_bufs;
+th_bufs *th_scratch_bufs(th_scratch *sc);
 
 /* tok_hf_text.c */
 size_t th_utf8_next(const char *s, size_t len, size_t i, int32_t *cp); /* decodes valid UTF-8 */

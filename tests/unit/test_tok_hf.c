@@ -2,7 +2,9 @@
  * hand-computed ids: byte-level BPE (merge order, ignore_merges, added tokens
  * with and without special parsing, lstrip/rstrip/single_word, long words),
  * SentencePiece-style BPE (Prepend/Replace, byte fallback, fused unk,
- * template, decoder chain), Split behaviours, NFC, and load errors. */
+ * template, decoder chain), Split behaviours, NFC, Metaspace + Digits +
+ * Lowercase + Strip, and load errors. Every expected id list was checked
+ * against the Rust reference (npm @anush008/tokenizers) on the same JSON. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +179,27 @@ static void test_split(void)
     tok_hf_free(t);
 }
 
+static void test_metaspace(void)
+{
+    char err[256] = "";
+    tok_hf *t = load(
+        "{'added_tokens':[{'id':6,'content':'<s>','single_word':false,'lstrip':false,'rstrip':false,'normalized':false,'special':true}],"
+        "'normalizer':{'type':'Sequence','normalizers':[{'type':'Lowercase'},{'type':'Strip','strip_left':false,'strip_right':true}]},"
+        "'pre_tokenizer':{'type':'Sequence','pretokenizers':[{'type':'Digits','individual_digits':false},"
+        "{'type':'Metaspace','replacement':'" M "','prepend_scheme':'first','split':true}]},"
+        "'post_processor':null,'decoder':{'type':'Metaspace','replacement':'" M "','prepend_scheme':'first','split':true},"
+        "'model':{'type':'BPE','vocab':{'" M "':0,'a':1,'b':2,'" M "a':3,'" M "b':4,'ab':5,'<s>':6,'" M "ab':7,'1':8,'11':9},"
+        "'merges':['" M " a','" M " b','a b','" M "a b','1 1']}}", err, sizeof err);
+    CHECK(t != NULL, "Metaspace tokenizer loads (%s)", err);
+    if (!t) return;
+    CHECK(IDS(t, "ab ab", 0, 7, 7), "Metaspace replaces spaces, prepends, splits before each replacement");
+    CHECK(IDS(t, "AB<s>ab  ", 2, 7, 6, 5), "prepend_scheme first: only the piece at offset 0; Lowercase; Strip right");
+    CHECK(IDS(t, "ab111b", 0, 7, 9, 8, 2), "Digits isolates a digit run; later pieces get no prefix");
+    CHECK(ids_are(t, "", 0, 0, NULL, 0), "empty text, no ids");
+    CHECK(decodes_to(t, (const uint32_t[]){ 7, 6, 5 }, 3, "ab<s>ab"), "Metaspace decoder drops the first token's replacement");
+    tok_hf_free(t);
+}
+
 static void test_errors(void)
 {
     char err[256] = "";
@@ -264,6 +287,7 @@ int main(void)
     test_byte_level();
     test_spm_style();
     test_split();
+    test_metaspace();
     test_errors();
     test_threads();
     TEST_END();

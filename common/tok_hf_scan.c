@@ -3,6 +3,7 @@
  * (with its backtracking) over UTF-8, with Unicode categories from utf8proc
  * and \s = White_Space as onig (the reference's engine) defines it. Tested
  * against PCRE2 in tests/unit/test_tok_hf_scan.c. */
+#include <pthread.h>
 #include <string.h>
 #include <utf8proc.h>
 
@@ -37,8 +38,18 @@ const char *th_scanner_pattern(int scanner)
     return NULL;
 }
 
+static uint16_t ascii_cls[128];
+static unsigned cls_of(int32_t c);
+static void ascii_init(void)
+{
+    for (int c = 0; c < 128; c++) ascii_cls[c] = (uint16_t)cls_of(c);
+}
+
+/* Every load goes through here, so the ASCII table is ready before any scan. */
 int th_scanner_for(const char *pattern, size_t len)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    (void)pthread_once(&once, ascii_init);
     for (int k = TH_RE_LLAMA3; k <= TH_RE_DS_MAIN; k++) {
         const char *p = th_scanner_pattern(k);
         if (strlen(p) == len && !memcmp(p, pattern, len)) return k;
@@ -77,8 +88,6 @@ static unsigned cls_of(int32_t c)
     }
 }
 
-static uint16_t ascii_cls[128];
-static int ascii_ready;
 
 /* class and code point of the character at s[i]; *n = its byte length (0 at the end) */
 static inline unsigned cat(const char *s, size_t len, size_t i, size_t *n, int32_t *cp)
@@ -87,10 +96,6 @@ static inline unsigned cat(const char *s, size_t len, size_t i, size_t *n, int32
     unsigned char b = (unsigned char)s[i];
     if (b < 0x80) {
         *n = 1; *cp = b;
-        if (!ascii_ready) {
-            for (int c = 0; c < 128; c++) ascii_cls[c] = (uint16_t)cls_of(c);
-            ascii_ready = 1; /* idempotent: racing threads write the same values */
-        }
         return ascii_cls[b];
     }
     *n = th_utf8_next(s, len, i, cp);

@@ -36,6 +36,12 @@ int th_pattern_next(const th_pattern *p, pcre2_match_data *md, const char *s, si
  * scanners, on utf8proc, do not have this problem). */
 #define WS_SET "\\t-\\r\\x20\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
 
+/* onig's \w: Alphabetic, marks, decimal digits, connector punctuation
+ * (measured against the reference on every code point: 2996 -> 224
+ * differences, the rest being code points new in Unicode 15; \b still
+ * uses PCRE2's own word definition) */
+#define WORD_SET "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}"
+
 pcre2_code *th_pcre_compile(const char *p, size_t n, int *ec, size_t *eo)
 {
     cal_buf b = { 0 };
@@ -46,6 +52,9 @@ pcre2_code *th_pcre_compile(const char *p, size_t n, int *ec, size_t *eo)
             char d = p[i + 1];
             if (d == 's') cal_buf_add(&b, in_class ? WS_SET : "[" WS_SET "]", in_class ? strlen(WS_SET) : strlen(WS_SET) + 2);
             else if (d == 'S' && !in_class) cal_buf_add(&b, "[^" WS_SET "]", strlen(WS_SET) + 3);
+            /* onig's word characters: letters, marks, decimal digits, connectors */
+            else if (d == 'w') cal_buf_add(&b, in_class ? WORD_SET : "[" WORD_SET "]", in_class ? strlen(WORD_SET) : strlen(WORD_SET) + 2);
+            else if (d == 'W' && !in_class) cal_buf_add(&b, "[^" WORD_SET "]", strlen(WORD_SET) + 3);
             /* onig's \h is a hex digit (PCRE2's is horizontal space) */
             else if (d == 'h') cal_buf_add(&b, in_class ? "0-9a-fA-F" : "[0-9a-fA-F]", in_class ? 9 : 11);
             else if (d == 'H' && !in_class) cal_buf_add(&b, "[^0-9a-fA-F]", 12);

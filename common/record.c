@@ -15,6 +15,7 @@ const char *cal_kind_name(int kind) {
     case CAL_TOKENS: return "TOKENS";
     case CAL_ROW: return "ROW";
     case CAL_VECTORS: return "VECTORS";
+    case CAL_END: return "END";
     }
     k = (k + 1) & 3;
     snprintf(buf[k], sizeof buf[k], "kind %d", kind);

@@ -18,7 +18,8 @@
  *
  * The header is written lazily before the first record (or at close), from
  * the writer's metadata at that moment. If the metadata changes afterwards,
- * a new header is written before the next record. */
+ * the segment is closed with an END record and a new header is written
+ * before the next record. cal_writer_close writes the final END record. */
 #ifndef CAL_STREAM_H
 #define CAL_STREAM_H
 
@@ -39,7 +40,10 @@ typedef enum {
     CAL_TEXT = 1,    /* UTF-8 document */
     CAL_TOKENS = 2,  /* u32 ids, any length */
     CAL_ROW = 3,     /* u32 len, u32 flags, len u32 ids, [len u8 mask] */
-    CAL_VECTORS = 4  /* u32 n, u32 d, u8 dtype, 3 zero bytes, u32 zero, n*d values */
+    CAL_VECTORS = 4, /* u32 n, u32 d, u8 dtype, 3 zero bytes, u32 zero, n*d values */
+    CAL_END = 5      /* u64 record count of the segment; closes it. Written by the
+                      * writer, consumed by the reader (never returned): a stream
+                      * cut anywhere, even between records, is detected. */
 } cal_kind;
 
 /* ROW flags */
@@ -149,7 +153,9 @@ typedef struct cal_reader cal_reader;
 cal_reader *cal_reader_open(const char *path);
 /* Reader over an already-open fd; name is used in messages. */
 cal_reader *cal_reader_fdopen(int fd, const char *name);
-/* Reader over memory (not copied; must outlive the reader). */
+/* Reader over memory (not copied; must outlive the reader). It never dies:
+ * its first header is read by the first cal_read/cal_read_soft, so its
+ * metadata is valid only after that call. */
 cal_reader *cal_reader_mem(const void *p, size_t n, const char *name);
 /* Next record: 1, or 0 at a clean end of input. Every problem (truncation,
  * checksum, bad header, metadata conflict between concatenated streams, I/O
@@ -160,7 +166,7 @@ int cal_read(cal_reader *r, cal_rec *rec);
  * (for cal-cat --check and the fuzzer). */
 int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen);
 /* Metadata merged from every header seen so far. The first header is read
- * when the reader is opened (so this is valid before the first cal_read). */
+ * when a file/fd reader is opened (so this is valid before the first cal_read). */
 const cal_meta *cal_reader_meta(cal_reader *r);
 /* Number of headers met so far (1 after open). */
 unsigned cal_reader_headers(cal_reader *r);

@@ -22,6 +22,8 @@ struct cal_reader {
     int eof;
     cal_meta meta;
     unsigned headers;
+    int seg_open;          /* a header was read and its END not yet */
+    uint64_t seg_records;  /* records of the open segment */
 };
 
 static void reader_init(cal_reader *r, const char *name) {
@@ -68,6 +70,8 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     size_t have = fill(r, 16, err, errlen, &ioerr);
     if (ioerr) { *erroff = off + have; return -1; }
     if (have == 0 && off == 0) FAIL(0, "empty input: not a cal-stream");
+    if (have < CAL_MAGIC_LEN && have > 0 && !memcmp(r->buf + r->pos, CAL_MAGIC, have))
+        FAIL(off + have, "truncated stream header");
     if (have < CAL_MAGIC_LEN || memcmp(r->buf + r->pos, CAL_MAGIC, CAL_MAGIC_LEN)) {
         const uint8_t *b = r->buf + r->pos;
         int texty = have > 0;
@@ -95,6 +99,8 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     if (!cal__meta_parse((const char *)h + 16, mlen, into, err, errlen)) { *erroff = off; return -1; }
     r->pos += total;
     r->headers++;
+    r->seg_open = 1;
+    r->seg_records = 0;
     return 0;
 }
 
@@ -141,9 +147,17 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         uint64_t off = r->base + r->pos;
         size_t have = fill(r, CAL_REC_HEAD, err, errlen, &ioerr);
         if (ioerr) { *erroff = off + have; return -1; }
-        if (have == 0) return 0;
+        if (have == 0) {
+            if (r->seg_open)
+                FAIL(off, "truncated stream: no end record after %llu records (did the producer fail?)",
+                     (unsigned long long)r->seg_records);
+            return 0;
+        }
         const uint8_t *h = r->buf + r->pos;
         if (h[0] == 0x89) {
+            if (r->seg_open)
+                FAIL(off, "stream header before the end record of the previous stream "
+                          "(truncated stream after %llu records)", (unsigned long long)r->seg_records);
             cal_meta m = {0};
             int rc = read_header(r, &m, err, errlen, erroff);
             if (rc == 0 && !cal_meta_merge(&r->meta, &m, err, errlen)) {
@@ -154,7 +168,8 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
             if (rc) return -1;
             continue;
         }
-        if (h[0] < CAL_TEXT || h[0] > CAL_VECTORS) FAIL(off, "bad record kind 0x%02x (not a cal-stream record)", h[0]);
+        if (h[0] < CAL_TEXT || h[0] > CAL_END) FAIL(off, "bad record kind 0x%02x (not a cal-stream record)", h[0]);
+        if (!r->seg_open) FAIL(off, "record after the end record (missing stream header)");
         if (have < CAL_REC_HEAD) FAIL(off + have, "truncated record header (%zu of 16 bytes)", have);
         if (h[1]) FAIL(off + 1, "unknown record flags 0x%02x", h[1]);
         size_t llen = h[2] | (size_t)h[3] << 8;
@@ -164,15 +179,25 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         size_t total = CAL_REC_HEAD + llen + plen + 8;
         have = fill(r, total, err, errlen, &ioerr);
         if (ioerr) { *erroff = off + have; return -1; }
+        h = r->buf + r->pos; /* fill() may have moved the buffer */
         if (have < total)
             FAIL(off + have, "truncated %s record (%zu of %zu bytes)", cal_kind_name(h[0]), have, total);
-        h = r->buf + r->pos;
         if (XXH3_64bits(h, total - 8) != cal_ld64(h + total - 8))
             FAIL(off, "%s record checksum mismatch", cal_kind_name(h[0]));
         for (size_t i = 0; i < llen; i++)
             if (h[CAL_REC_HEAD + i] < 0x20 || h[CAL_REC_HEAD + i] == 0x7f)
                 FAIL(off + CAL_REC_HEAD + i, "label has a control character");
         const uint8_t *payload = h + CAL_REC_HEAD + llen;
+        if (h[0] == CAL_END) {
+            if (llen || plen != 8 || cal_ld64(h + 8))
+                FAIL(off, "malformed end record");
+            if (cal_ld64(payload) != r->seg_records)
+                FAIL(off, "end record counts %llu records, the stream had %llu",
+                     (unsigned long long)cal_ld64(payload), (unsigned long long)r->seg_records);
+            r->seg_open = 0;
+            r->pos += total;
+            continue;
+        }
         if (check_payload(payload, plen, h[0], err, errlen, off + CAL_REC_HEAD + llen, erroff)) return -1;
         rec->kind = h[0];
         rec->id = cal_ld64(h + 8);
@@ -184,6 +209,7 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         rec->raw_len = total;
         rec->offset = off;
         r->pos += total;
+        r->seg_records++;
         return 1;
     }
 }

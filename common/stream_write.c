@@ -23,6 +23,7 @@ struct cal_writer {
     size_t n;
     cal_meta meta, written;   /* current metadata, and that of the last header */
     int header_out, dirty;
+    uint64_t seg_records;     /* records since the last header */
 };
 
 cal_writer *cal_writer_open(const char *path) {
@@ -53,6 +54,7 @@ static void flush(cal_writer *w) {
 }
 
 static void put(cal_writer *w, const void *p, size_t n) {
+    if (n == 0) return; /* p may be NULL */
     if (w->n + n > WRITE_BUF) {
         flush(w);
         if (n > WRITE_BUF / 2) {
@@ -64,10 +66,21 @@ static void put(cal_writer *w, const void *p, size_t n) {
     w->n += n;
 }
 
+static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id,
+                       const void *p1, size_t n1, const void *p2, size_t n2);
+
+static void write_end(cal_writer *w) {
+    uint8_t count[8];
+    cal_st64(count, w->seg_records);
+    write_rec2(w, CAL_END, "", 0, 0, count, 8, NULL, 0);
+}
+
 static void maybe_header(cal_writer *w) {
     if (w->header_out && !w->dirty) return;
     w->dirty = 0;
     if (w->header_out && cal_meta_equal(&w->meta, &w->written)) return;
+    if (w->header_out) write_end(w);
+    w->seg_records = 0;
     cal_buf h = {0};
     cal__header_encode(&w->meta, &h);
     put(w, h.p, h.n);
@@ -83,7 +96,10 @@ static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, 
     size_t plen = n1 + n2;
     if (plen > CAL_MAX_PAYLOAD)
         cal_die("%s record of %zu bytes exceeds the %u-byte limit", cal_kind_name(kind), plen, CAL_MAX_PAYLOAD);
-    maybe_header(w);
+    if (kind != CAL_END) {
+        maybe_header(w);
+        w->seg_records++;
+    }
     uint8_t head[CAL_REC_HEAD];
     head[0] = (uint8_t)kind;
     head[1] = 0;
@@ -181,6 +197,7 @@ void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n
 
 void cal_write_raw(cal_writer *w, const cal_rec *rec) {
     maybe_header(w);
+    w->seg_records++;
     put(w, rec->raw, rec->raw_len);
 }
 
@@ -188,6 +205,7 @@ void cal_writer_flush(cal_writer *w) { flush(w); }
 
 void cal_writer_close(cal_writer *w) {
     maybe_header(w);
+    write_end(w);
     flush(w);
     if (w->tmp) cal__commit_temp(w->fd, w->tmp, w->path);
     free(w->tmp);

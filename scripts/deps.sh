@@ -7,7 +7,10 @@
 # root; otherwise names the missing packages in one line and fails.
 set -eu
 BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev"
-TEST="python3-numpy sentencepiece python3-sentencepiece zstd gzip nodejs npm man-db groff-base parallel"
+TEST="python3-numpy sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
+# Tools that may come from elsewhere (nodesource ships npm inside nodejs):
+# only installed from Debian when the command is missing.
+TEST_TOOLS="node:nodejs npm:npm"
 EXTRA="clang"
 case "${1:-build}" in
   build) want="$BUILD" ;;
@@ -17,6 +20,11 @@ case "${1:-build}" in
 esac
 command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian: trust pkg-config
 missing=""
+if [ "${1:-build}" != build ]; then
+  for t in $TEST_TOOLS; do
+    command -v "${t%%:*}" >/dev/null 2>&1 || missing="$missing ${t#*:}"
+  done
+fi
 for p in $want; do
   st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
   case "$st" in ii*) ;; *) missing="$missing $p" ;; esac

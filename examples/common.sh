@@ -1,0 +1,62 @@
+# common.sh - sourced by the example recipes. Finds the calkit programs
+# ($CAL_BIN, else the build tree's bin/, else PATH) and the tokenizer, and
+# turns a corpus into TOKENS.
+#   CAL_TOKENIZER   tokenizer.json or .model (default: the Llama 3 tokenizer
+#                   fetched by `make tokenizers`); -t TOKENIZER overrides it
+#   CAL_TOKENS_DIR  a directory of pre-encoded corpora NAME.cal (TOKENS
+#                   records): used instead of cal-read | cal-encode
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+if [ -n "${CAL_BIN:-}" ]; then PATH="$CAL_BIN:$PATH"; export PATH  # the test suite's build
+elif [ -x "$ROOT/bin/cal-pack" ]; then PATH="$ROOT/bin:$PATH"; export PATH; fi
+TOK=${CAL_TOKENIZER:-$ROOT/build/tokenizers/llama3/tokenizer.json}
+SEED=0
+LENGTH=2048
+
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+# A path must exist; a bare name (llama3) is looked up by cal-encode.
+check_tokenizer() {
+  case $TOK in
+    */*) [ -f "$TOK" ] || die "$TOK: no tokenizer (run 'make tokenizers', or give -t FILE or CAL_TOKENIZER)" ;;
+  esac
+}
+
+# tokens CORPUS OUT [cal-read options]: the corpus (a built-in name or a
+# file) as TOKENS records in OUT, encoded without special tokens.
+tokens() {
+  _c=$1 _o=$2
+  shift 2
+  if [ -n "${CAL_TOKENS_DIR:-}" ]; then
+    _n=$(basename "$_c")
+    [ -f "$CAL_TOKENS_DIR/${_n%%.*}.cal" ] || die "$CAL_TOKENS_DIR/${_n%%.*}.cal: no such pre-encoded corpus"
+    cp "$CAL_TOKENS_DIR/${_n%%.*}.cal" "$_o"
+  else
+    check_tokenizer
+    cal-read "$@" "$_c" | cal-encode -t "$TOK" -o "$_o" || die "encoding $_c failed"
+  fi
+}
+
+# export_rows STREAM DIR: DIR/cal_data.safetensors (input_ids, int64), and
+# the same rows as a cal-stream DIR/cal_data.cal (labels, provenance)
+export_rows() {
+  mkdir -p "$2" && cp "$1" "$2/cal_data.cal" && cal-cat -o "$2/cal_data.safetensors" "$1" ||
+    die "writing $2/cal_data.safetensors failed"
+}
+
+abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
+
+# work_dir: a temporary directory, removed at exit, made the current one so
+# that the stage lines of the streams hold the same relative names on every
+# run (the same seed then gives the same bytes). Paths given by the user are
+# made absolute first.
+work_dir() {
+  WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/calkit-example.XXXXXX") || die "cannot create a temporary directory"
+  trap 'rm -rf "$WORKDIR"' EXIT
+  trap 'exit 1' INT TERM
+  OUT=$(abs "$OUT")
+  [ -e "$TOK" ] && TOK=$(abs "$TOK")
+  [ -n "${CAL_TOKENS_DIR:-}" ] && CAL_TOKENS_DIR=$(abs "$CAL_TOKENS_DIR")
+  [ -n "${IN:-}" ] && [ -e "$IN" ] && IN=$(abs "$IN")
+  cd "$WORKDIR" || die "cannot enter $WORKDIR"
+  WORK=.
+}

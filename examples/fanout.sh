@@ -1,0 +1,67 @@
+#!/bin/sh
+# fanout.sh - the expensive part of a pipeline (reading and encoding) run in
+# shards with GNU parallel, merged, and shown to be byte-identical to the
+# serial pipeline.
+#
+#   serial:  cal-read C | cal-encode | cal-shuffle --by-id | cal-pack -n N
+#   fan-out: cal-read --shard I/K C | cal-encode      (K shards in parallel)
+#            cat shard.* | cal-shuffle --by-id | cal-pack -n N
+#
+# The shards partition the corpus by document id (cal-read --shard), and
+# cal-shuffle --by-id orders records by a keyed hash of their ids, so the
+# merged shards come out in exactly the serial order, whatever order the
+# shards finish in. The rows (cal_data.npy, int64) are compared with cmp.
+#
+# Several machines: GNU parallel runs the shards over ssh with -S, e.g.
+#   PARALLEL_HOSTS=2/host1,2/host2,: sh examples/fanout.sh
+# runs 2 jobs on host1, 2 on host2 and the rest here; each host needs
+# calkit on its PATH, the corpus and the tokenizer at the same paths, and
+# --return/--cleanup bring the shard files back (shards are written in the
+# remote login directory, then copied here and removed there).
+#
+# Usage: fanout.sh [-t TOKENIZER] [-c CORPUS] [-k SHARDS] [-j JOBS] [-n ROWS] [-l LENGTH] [-o DIR]
+. "$(dirname "$0")/common.sh"
+OUT=$ROOT/build/cal/fanout
+CORPUS=wiki
+SHARDS=4
+JOBS=2
+ROWS=64
+while getopts t:c:k:j:n:l:o:h f; do
+  case $f in
+    t) TOK=$OPTARG ;; c) CORPUS=$OPTARG ;; k) SHARDS=$OPTARG ;; j) JOBS=$OPTARG ;; n) ROWS=$OPTARG ;;
+    l) LENGTH=$OPTARG ;; o) OUT=$OPTARG ;;
+    *) sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  esac
+done
+command -v parallel >/dev/null 2>&1 || die "GNU parallel is not installed (apt-get install parallel)"
+work_dir
+export TOK WORK CORPUS
+[ -n "${CAL_TOKENS_DIR:-}" ] && die "fan-out shards the text: CAL_TOKENS_DIR does not apply"
+check_tokenizer
+# shard I: its documents as TOKENS
+shard='cal-read --shard {}/'"$SHARDS"' "$CORPUS" | cal-encode -j 1 -t "$TOK" -o shard.{}'
+serial_tokens() { cal-read "$CORPUS" | cal-encode -t "$TOK" -o "$WORK/all.tok"; }
+hosts=
+[ -n "${PARALLEL_HOSTS:-}" ] && hosts="-S $PARALLEL_HOSTS --return shard.{} --cleanup"
+i=0 list=
+while [ $i -lt "$SHARDS" ]; do list="$list $i"; i=$((i + 1)); done
+t0=$(date +%s)
+# shellcheck disable=SC2086
+parallel -j "$JOBS" $hosts --halt now,fail=1 "$shard" ::: $list || die "a shard failed"
+t1=$(date +%s)
+# shellcheck disable=SC2046
+cat $(for i in $list; do echo "$WORK/shard.$i"; done | sort -r) |
+  cal-shuffle --by-id --seed "$SEED" | cal-pack -l "$LENGTH" -n "$ROWS" -o "$WORK/fanout.cal" || die "merge failed"
+t2=$(date +%s)
+serial_tokens || die "serial encoding failed"
+cal-shuffle --by-id --seed "$SEED" "$WORK/all.tok" | cal-pack -l "$LENGTH" -n "$ROWS" -o "$WORK/serial.cal" ||
+  die "serial pipeline failed"
+t3=$(date +%s)
+mkdir -p "$OUT"
+cal-cat -o "$OUT/fanout.npy" "$WORK/fanout.cal" && cal-cat -o "$OUT/serial.npy" "$WORK/serial.cal" || die "export failed"
+if cmp -s "$OUT/fanout.npy" "$OUT/serial.npy"; then
+  echo "fan-out ($SHARDS shards, -j $JOBS, $((t2 - t0)) s) = serial ($((t3 - t2)) s): identical rows"
+  echo "  $OUT/fanout.npy"
+else
+  die "fan-out and serial rows differ: $OUT/fanout.npy $OUT/serial.npy"
+fi

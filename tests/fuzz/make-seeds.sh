@@ -1,0 +1,36 @@
+#!/bin/sh
+# make-seeds.sh DIR - write the seed corpora of the fuzz targets:
+#   DIR/stream   small cal-streams of every record kind (tests/py/calstream.py)
+#   DIR/rowfile  small .safetensors and .npy files (numpy)
+# Seeds are generated, never committed. Idempotent.
+set -eu
+cd "$(dirname "$0")/../.."
+D=${1:-build/fuzz/corpus}
+PY=/usr/bin/python3
+mkdir -p "$D/stream" "$D/rowfile"
+H='{"header": [["tokenizer","t.json"],["tokenizer_fp","00000000000000aa"],["vocab","100"],["stage","seed"]]}'
+seed() { printf '%s\n' "$H" "$@" | $PY tests/py/calstream.py; }
+seed '{"kind":"TEXT","label":"wiki","id":1,"text":"Hello w\u00f6rld"}' >"$D/stream/text"
+seed '{"kind":"TOKENS","label":"code","id":2,"ids":[1,2,3,4000000000]}' >"$D/stream/tokens"
+seed '{"kind":"ROW","label":"wiki","id":3,"ids":[5,6,7,0],"mask":[1,1,1,0]}' \
+     '{"kind":"ROW","label":"noise","id":4,"ids":[0,0],"noise":true}' >"$D/stream/rows"
+seed '{"kind":"VECTORS","label":"l0","id":5,"n":2,"d":2,"dtype":"f32","values":[1,2,3,4]}' \
+     '{"kind":"VECTORS","label":"l1","id":6,"n":1,"d":2,"dtype":"f16","values":[1,2]}' \
+     '{"kind":"VECTORS","label":"l2","id":7,"n":1,"d":1,"dtype":"bf16","values":[1]}' >"$D/stream/vectors"
+cat "$D/stream/text" "$D/stream/rows" >"$D/stream/concat"
+seed >"$D/stream/empty"
+$PY - "$D/rowfile" <<'PYEOF'
+import io, json, struct, sys
+import numpy as np
+d = sys.argv[1]
+ids = np.array([[1, 2, 3], [-1, -1, -1]], dtype="<i8")
+mask = np.array([[1, 1, 0], [1, 1, 1]], dtype="<i8")
+h = json.dumps({"__metadata__": {"format": "pt"},
+                "input_ids": {"dtype": "I64", "shape": [2, 3], "data_offsets": [0, 48]},
+                "attention_mask": {"dtype": "I64", "shape": [2, 3], "data_offsets": [48, 96]}},
+               separators=(",", ":")).encode()
+h += b" " * (-len(h) % 8)
+open(d + "/st", "wb").write(struct.pack("<Q", len(h)) + h + ids.tobytes() + mask.tobytes())
+for name, a in (("npy64", ids), ("npy32", np.arange(5, dtype="<i4"))):
+    b = io.BytesIO(); np.save(b, a); open(d + "/" + name, "wb").write(b.getvalue())
+PYEOF

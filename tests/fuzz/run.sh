@@ -1,0 +1,52 @@
+#!/bin/sh
+# run.sh - build every tests/fuzz/fuzz_*.c as a libFuzzer binary (clang,
+# -fsanitize=fuzzer,address,undefined) against the common/ sources, seed its
+# corpus with make-seeds.sh, and run it for FUZZ_SECONDS (default 60) each.
+# The corpus of fuzz_NAME.c lives in build/fuzz/corpus/NAME (it grows across
+# runs); crashes are written to build/fuzz/crash-NAME-*. Fails when any
+# target finds a problem.
+set -eu
+cd "$(dirname "$0")/../.."
+CC=${CC:-clang}
+CXX=${CXX:-clang++}
+SECS=${FUZZ_SECONDS:-60}
+OUT=build/fuzz
+mkdir -p "$OUT/obj"
+FLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer"
+PKGS="libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson"
+PCF=$(pkg-config --cflags $PKGS)
+PLIBS=$(pkg-config --libs $PKGS)
+objs=""
+for src in common/*.c common/*.cc; do
+  [ -e "$src" ] || continue
+  o="$OUT/obj/$(basename "$src").o"
+  if [ ! -e "$o" ] || [ "$src" -nt "$o" ] || [ -n "$(find common -name '*.h' -newer "$o")" ]; then
+    case "$src" in
+      *.cc) $CXX -std=c++17 $FLAGS -Icommon $PCF -c -o "$o" "$src" ;;
+      *) $CC -std=c11 $FLAGS -Icommon -D_POSIX_C_SOURCE=200809L $PCF -c -o "$o" "$src" ;;
+    esac
+  fi
+  objs="$objs $o"
+done
+sh tests/fuzz/make-seeds.sh "$OUT/corpus"
+fail=0
+for t in tests/fuzz/fuzz_*.c; do
+  [ -e "$t" ] || continue
+  name=$(basename "$t" .c)
+  short=${name#fuzz_}
+  $CC -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -Icommon \
+    -D_POSIX_C_SOURCE=200809L $PCF -o "$OUT/$name" "$t" $objs $PLIBS -lstdc++ -lm -lpthread
+  mkdir -p "$OUT/corpus/$short"
+  echo "fuzz: $name for ${SECS}s (corpus $OUT/corpus/$short)"
+  if ! "$OUT/$name" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
+       -artifact_prefix="$OUT/crash-$short-" -print_final_stats=1 "$OUT/corpus/$short" \
+       >"$OUT/$name.log" 2>&1; then
+    echo "fuzz: $name FAILED; see $OUT/$name.log and $OUT/crash-$short-*"
+    grep -E 'ERROR|SUMMARY|runtime error' "$OUT/$name.log" | head -5
+    fail=1
+  else
+    grep -E '^stat::number_of_executed_units|^stat::new_units_added' "$OUT/$name.log" | tr '\n' ' '
+    echo
+  fi
+done
+exit $fail

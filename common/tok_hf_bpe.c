@@ -199,7 +199,7 @@ cache_it:
         cs->serial = t->serial; cs->h = h; cs->len = (uint8_t)len;
         memcpy(cs->key, s, len);
         cs->nids = (uint8_t)(out->n - out0);
-        memcpy(cs->ids, out->v + out0, cs->nids * sizeof(uint32_t));
+        if (cs->nids) memcpy(cs->ids, out->v + out0, cs->nids * sizeof(uint32_t));
     }
 }
 

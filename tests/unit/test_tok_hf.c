@@ -89,6 +89,7 @@ static void test_byte_level(void)
     CHECK(IDS(t, "a <m> b", 0, 0, 17, 1), "lstrip/rstrip added token takes the spaces around it");
     CHECK(IDS(t, "xcab cab", 0, 19, 2, 4, 3, 18), "single_word token only matches as a whole word");
     CHECK(IDS(t, "a\xff" "b", 0, 0, 1), "invalid UTF-8 becomes U+FFFD (bytes without a token are dropped, as the reference)");
+    CHECK(ids_are(t, "\xff", 1, 0, NULL, 0), "a text whose every byte lacks a token gives no ids (and no crash)");
     CHECK(tok_hf_vocab_size(t) == 20 && tok_hf_bos(t) == -1 && tok_hf_eos(t) == -1, "vocab size and no BOS/EOS");
     CHECK(decodes_to(t, (const uint32_t[]){ 5, 7, 16 }, 3, "abc ab<x>"), "decode maps bytes back");
     /* a 1 MB word: 'ab' x 500000 -> 500000 x 'ab' (O(n log n) merge loop) */

@@ -116,3 +116,9 @@ w "$T/none.cal" k=v </dev/null
 cal-encode -t llama2-spm "$T/none.cal" -o "$T/none-out.cal"
 eq "a stream without records: header with tokenizer keys only" "$(dump "$T/none-out.cal" | grep -c 'HEADER k=v tokenizer=llama2-spm')" 1
 eq "--version" "$(cal-encode --version)" "cal-encode (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' common/util.h)"
+
+# --- man page ---------------------------------------------------------------------------------
+cal-encode --help | grep -oE -- '--[a-z][a-z-]*' | sort -u >"$T/h"
+sed 's/\\-/-/g' man/cal-encode.1 | sed -n '/^\.SH OPTIONS/,/^\.SH OUTPUT/p' | grep -oE -- '--[a-z][a-z-]*' | sort -u >"$T/m"
+same "man OPTIONS = --help options" "$T/h" "$T/m"
+eq "man page renders without warnings" "$(man --warnings -l man/cal-encode.1 2>&1 >/dev/null)" ""

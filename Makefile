@@ -78,8 +78,12 @@ deps:
 deps-quiet:
 	@sh scripts/deps.sh build
 
+# The suite compares against the built-in corpora and real tokenizers, so it
+# builds/fetches them first (both are no-ops when up to date).
 check: deps-quiet $(PROGS) $(UNIT_BIN)
 	@sh scripts/deps.sh test
+	@sh corpora/build.sh
+	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi
 	@CAL_BIN=$(abspath $(BIN)) CAL_UNIT=$(abspath $(OBJ)/tests) CAL_SANITIZE=$(SANITIZE) \
 	  sh tests/run.sh
 

@@ -5,6 +5,8 @@
 
 #include "rowfile.h"
 #include "stream.h"
+#include "tok_find.h"
+#include "tokenizer.h"
 
 static const char usage[] =
     "Usage: cal-cat [OPTION]... [FILE]...\n"
@@ -21,6 +23,9 @@ static const char usage[] =
     "                   .npy, .jsonl; or copy the stream to OUT.cal\n"
     "      --import FILE  read a .safetensors, .npy or .jsonl file of rows and\n"
     "                   write it as a cal-stream of ROW records (stdout or -o OUT.cal)\n"
+    "  -t, --tokenizer TOKENIZER  decode TOKENS and ROW records with TOKENIZER (a\n"
+    "                   tokenizer.json, a .model or a NAME as in cal-encode): in\n"
+    "                   the previews, in --json (\"text\") and in --text\n"
     "  -v, --verbose    print a one-line summary on standard error\n"
     "      --progress   show progress on standard error\n"
     "      --help       show this help and exit\n"
@@ -34,7 +39,8 @@ typedef struct {
     int mode, verbose, progress;
     const char *out, *import;
     cal_rf_type out_type;
-    /* -t TOKENIZER (decoded previews) belongs here once the tokenizer lands. */
+    const char *tokenizer;
+    cal_tok *tok; /* -t: decodes TOKENS and ROW records */
 } options;
 
 static void parse_args(options *o, int argc, char **argv, char ***files, int *nfiles) {
@@ -67,6 +73,10 @@ static void parse_args(options *o, int argc, char **argv, char ***files, int *nf
             NEED_ARG();
             o->import = argv[++i];
         } else if (!strncmp(a, "--import=", 9)) o->import = a + 9;
+        else if (!strcmp(a, "-t") || !strcmp(a, "--tokenizer")) {
+            NEED_ARG();
+            o->tokenizer = argv[++i];
+        } else if (!strncmp(a, "--tokenizer=", 12)) o->tokenizer = a + 12;
         else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o->verbose = 1;
         else if (!strcmp(a, "--progress")) o->progress = 1;
         else cal_usage_error("unknown option %s", a);
@@ -78,7 +88,10 @@ static void parse_args(options *o, int argc, char **argv, char ***files, int *nf
         if (o->out_type == CAL_RF_NONE && !(n >= 4 && !strcmp(o->out + n - 4, ".cal")) && strcmp(o->out, "-"))
             cal_usage_error("-o %s: the name must end in .safetensors, .npy, .jsonl or .cal", o->out);
     }
+    if (o->tokenizer && o->mode != M_SUMMARY && o->mode != M_JSON && o->mode != M_TEXT)
+        cal_usage_error("-t decodes for printing: use it alone, with --json or with --text");
     if (o->import) {
+        if (o->tokenizer) cal_usage_error("--import and -t exclude each other");
         if (*nfiles) cal_usage_error("--import reads one file; no other input files");
         if (o->mode != M_SUMMARY && !(o->mode == M_OUTPUT && o->out_type == CAL_RF_NONE))
             cal_usage_error("--import writes a cal-stream (stdout or -o OUT.cal); pipe it into cal-cat to convert");
@@ -128,6 +141,38 @@ static void ids_preview(cal_buf *b, const uint8_t *ids, size_t n) {
     if (n > PREVIEW_IDS) cal_buf_add(b, " ...", 4);
 }
 
+/* The text of the ids of a TOKENS record, or of a ROW record's unmasked ids
+ * (nothing for a noise row), decoded with tok. */
+static void decoded(cal_buf *b, const cal_tok *tok, const cal_rec *r) {
+    cal_ids ids = {0};
+    if (r->kind == CAL_ROW) {
+        cal_row_view v = cal_row(r);
+        if (!(v.flags & CAL_ROW_NOISE))
+            for (uint32_t i = 0; i < v.len; i++)
+                if (!v.mask || v.mask[i]) cal_ids_push(&ids, cal_ld32(v.ids + 4 * (size_t)i));
+    } else {
+        cal_rec_ids(r, &ids);
+    }
+    cal_tok_decode(tok, ids.v, ids.n, b);
+    cal_ids_free(&ids);
+}
+
+/* ' text="..."': the first PREVIEW_CHARS characters of the decoded ids. */
+static void text_preview(cal_buf *b, const cal_tok *tok, const cal_rec *r) {
+    cal_buf t = {0};
+    decoded(&t, tok, r);
+    size_t i = 0, chars = 0;
+    while (i < t.n && chars < PREVIEW_CHARS) {
+        size_t k = utf8_len((const uint8_t *)t.p + i, t.n - i);
+        i += k ? k : 1;
+        chars++;
+    }
+    cal_buf_add(b, " text=", 6);
+    json_str(b, t.p, i);
+    if (i < t.n) cal_buf_add(b, " ...", 4);
+    cal_buf_free(&t);
+}
+
 static double vec_value(const cal_vec_view *v, size_t i) {
     if (v->dtype == CAL_F32) {
         uint32_t u = cal_ld32(v->data + 4 * i);
@@ -139,7 +184,7 @@ static double vec_value(const cal_vec_view *v, size_t i) {
     return v->dtype == CAL_F16 ? cal_f16_to_f32(h) : cal_bf16_to_f32(h);
 }
 
-static void summary_line(cal_buf *b, const cal_rec *r) {
+static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addf(b, "%s %.*s %016llx", cal_kind_name(r->kind), (int)r->label_len, r->label,
                  (unsigned long long)r->id);
     switch (r->kind) {
@@ -158,6 +203,7 @@ static void summary_line(cal_buf *b, const cal_rec *r) {
     case CAL_TOKENS:
         cal_buf_addf(b, " len=%zu", r->payload_len / 4);
         ids_preview(b, r->payload, r->payload_len / 4);
+        if (tok) text_preview(b, tok, r);
         break;
     case CAL_ROW: {
         cal_row_view v = cal_row(r);
@@ -169,6 +215,7 @@ static void summary_line(cal_buf *b, const cal_rec *r) {
             cal_buf_addf(b, " mask(%u padded)", pad);
         }
         if (!(v.flags & CAL_ROW_NOISE)) ids_preview(b, v.ids, v.len);
+        if (tok && !(v.flags & CAL_ROW_NOISE)) text_preview(b, tok, r);
         break;
     }
     case CAL_VECTORS: {
@@ -189,7 +236,7 @@ static void json_ids(cal_buf *b, const char *key, const uint8_t *ids, size_t n) 
     cal_buf_addc(b, ']');
 }
 
-static void json_line(cal_buf *b, const cal_rec *r) {
+static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addf(b, "{\"offset\":%llu,\"kind\":\"%s\",\"label\":", (unsigned long long)r->offset,
                  cal_kind_name(r->kind));
     json_str(b, r->label, r->label_len);
@@ -222,6 +269,13 @@ static void json_line(cal_buf *b, const cal_rec *r) {
         cal_buf_addc(b, ']');
         break;
     }
+    }
+    if (tok && (r->kind == CAL_TOKENS || r->kind == CAL_ROW)) {
+        cal_buf t = {0};
+        decoded(&t, tok, r);
+        cal_buf_add(b, ",\"text\":", 8);
+        json_str(b, t.p ? t.p : "", t.n);
+        cal_buf_free(&t);
     }
     cal_buf_add(b, "}\n", 2);
 }
@@ -280,6 +334,19 @@ static int run_import(const options *o, int argc, char **argv) {
     return 0;
 }
 
+/* Decoding with another tokenizer than the stream's gives wrong text: warn once. */
+static void check_fingerprint(const cal_tok *tok, const cal_meta *m, const char *name) {
+    static int warned;
+    const char *fp = cal_meta_get(m, "tokenizer_fp");
+    char mine[17];
+    snprintf(mine, sizeof mine, "%016llx", (unsigned long long)cal_tok_fingerprint(tok));
+    if (fp && strcmp(fp, mine) && !warned) {
+        warned = 1;
+        cal_warn("warning: %s: the stream was encoded with tokenizer_fp %s (%s), -t %s is %s", name, fp,
+                 cal_meta_get(m, "tokenizer") ? cal_meta_get(m, "tokenizer") : "?", cal_tok_name(tok), mine);
+    }
+}
+
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     options o = {0};
@@ -287,6 +354,12 @@ int main(int argc, char **argv) {
     int nfiles;
     parse_args(&o, argc, argv, &files, &nfiles);
     if (o.import) return run_import(&o, argc, argv);
+    char *tok_path = NULL;
+    if (o.tokenizer) {
+        char terr[1024];
+        tok_path = cal_tok_find(o.tokenizer, argv[0]);
+        if (!(o.tok = cal_tok_load(tok_path, terr, sizeof terr))) cal_die("%s: %s", tok_path, terr);
+    }
     static char *stdin_only[] = {"-"};
     if (!nfiles) files = (free(files), stdin_only), nfiles = 1;
 
@@ -321,6 +394,7 @@ int main(int argc, char **argv) {
                 seen = cal_reader_headers(r);
                 if (!cal_meta_merge(&all, cal_reader_meta(r), err, sizeof err))
                     cal_die_at(name, rc ? rec.offset : cal_reader_offset(r), "%s", err);
+                if (o.tok) check_fingerprint(o.tok, &all, name);
                 if (w && !cal_meta_equal(cal_writer_meta(w), &all)) cal_meta_copy(cal_writer_meta(w), &all);
                 if (o.mode == M_SUMMARY || o.mode == M_JSON) {
                     header_out(&b, o.mode, name, seen, cal_reader_meta(r));
@@ -333,12 +407,15 @@ int main(int argc, char **argv) {
             c.bytes += rec.raw_len;
             cal_progress_tick(&pg, total.records + c.records, total.bytes + c.bytes);
             switch (o.mode) {
-            case M_SUMMARY: summary_line(&b, &rec); break;
-            case M_JSON: json_line(&b, &rec); break;
+            case M_SUMMARY: summary_line(&b, &rec, o.tok); break;
+            case M_JSON: json_line(&b, &rec, o.tok); break;
             case M_TEXT:
                 if (rec.kind == CAL_TEXT) {
                     cal_file_write(out, rec.payload, rec.payload_len);
                     if (!rec.payload_len || rec.payload[rec.payload_len - 1] != '\n') cal_file_write(out, "\n", 1);
+                } else if (o.tok && (rec.kind == CAL_TOKENS || rec.kind == CAL_ROW)) {
+                    decoded(&b, o.tok, &rec);
+                    if (!b.n || b.p[b.n - 1] != '\n') cal_buf_addc(&b, '\n');
                 }
                 break;
             case M_PASS: cal_write_raw(w, &rec); break;
@@ -375,6 +452,8 @@ int main(int argc, char **argv) {
                  (unsigned long long)total.headers, (unsigned long long)total.bytes, cal_now() - t0);
     cal_meta_free(&all);
     cal_buf_free(&b);
+    cal_tok_free(o.tok);
+    free(tok_path);
     if (files != stdin_only) free(files);
     return 0;
 }

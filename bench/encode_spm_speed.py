@@ -1,0 +1,18 @@
+"""encode_spm_speed.py - python3-sentencepiece's single-thread speed for
+bench/encode.sh: MODEL IN.cal -> "SECONDS BYTES". One document at a time,
+encoding time only."""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "ref"))
+import calstream  # noqa: E402
+import sentencepiece  # noqa: E402
+
+sp = sentencepiece.SentencePieceProcessor(model_file=sys.argv[1])
+docs = [r[3] for r in calstream.read(sys.argv[2], verify=False)[1]]
+texts = [d.decode("utf-8", "replace") for d in docs]
+t0 = time.perf_counter()
+for t in texts:
+    sp.encode(t)
+print(time.perf_counter() - t0, sum(len(d) for d in docs))

@@ -133,6 +133,8 @@ install: all
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	if [ -d build/corpora ]; then install -m 644 build/corpora/*.zst build/corpora/index.tsv \
 	  $(DESTDIR)$(PREFIX)/share/calkit/corpora/; fi
+	if [ -d build/tokenizers ]; then install -d $(DESTDIR)$(PREFIX)/share/calkit/tokenizers; \
+	  cp -R build/tokenizers/. $(DESTDIR)$(PREFIX)/share/calkit/tokenizers/; fi
 
 uninstall:
 	rm -f $(FILTERS:filters/%.c=$(DESTDIR)$(PREFIX)/bin/%)

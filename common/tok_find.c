@@ -36,14 +36,19 @@ char *cal_tok_find(const char *arg, const char *argv0) {
     const char *env = getenv("CAL_TOKENIZERS");
     if (env && *env && (p = in_dir(env, strlen(env), arg))) return p;
     if ((p = in_dir("build/tokenizers", strlen("build/tokenizers"), arg))) return p;
-    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
-    if (slash) {
-        /* bin/cal-encode -> bin/../build/tokenizers */
+    /* bin/cal-encode -> bin/../build/tokenizers, wherever it was run from */
+    char *exe = cal_exe_dir();
+    if (!exe && argv0 && strrchr(argv0, '/')) {
+        exe = cal_xstrdup(argv0);
+        *strrchr(exe, '/') = 0;
+    }
+    if (exe) {
         cal_buf d = {0};
-        cal_buf_add(&d, argv0, (size_t)(slash - argv0));
+        cal_buf_add(&d, exe, strlen(exe));
         cal_buf_add(&d, "/../build/tokenizers", strlen("/../build/tokenizers"));
         p = in_dir(d.p, d.n, arg);
         cal_buf_free(&d);
+        free(exe);
         if (p) return p;
     }
     if ((p = in_dir(CAL_DATADIR "/tokenizers", strlen(CAL_DATADIR "/tokenizers"), arg))) return p;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *progname = "calkit";
 /* Cleanup hooks run in reverse order of registration on error exits (e.g.
@@ -86,6 +87,17 @@ void cal_print_version(void) {
     printf("%s (calkit) %s\n", progname, CAL_VERSION);
     if (fflush(stdout) != 0) die_exit(CAL_EXIT_DATA);
     exit(0);
+}
+
+char *cal_exe_dir(void) {
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) return NULL;
+    exe[k] = 0;
+    char *sl = strrchr(exe, '/');
+    if (!sl) return NULL;
+    *sl = 0;
+    return cal_xstrdup(exe);
 }
 
 static CAL_NORETURN void oom(size_t n) {

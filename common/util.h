@@ -42,6 +42,10 @@ void cal_warn(const char *fmt, ...) CAL_PRINTF(1, 2);
 /* Prints "PROG (calkit) VERSION" and exits 0. */
 CAL_NORETURN void cal_print_version(void);
 
+/* Directory of the running executable (/proc/self/exe), for finding the
+ * build tree's data beside bin/; NULL when it cannot be told. Caller frees. */
+char *cal_exe_dir(void);
+
 void *cal_xmalloc(size_t n);
 void *cal_xcalloc(size_t n, size_t size);
 void *cal_xrealloc(void *p, size_t n);

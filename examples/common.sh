@@ -8,7 +8,7 @@
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${CAL_BIN:-}" ]; then PATH="$CAL_BIN:$PATH"; export PATH  # the test suite's build
 elif [ -x "$ROOT/bin/cal-pack" ]; then PATH="$ROOT/bin:$PATH"; export PATH; fi
-TOK=${CAL_TOKENIZER:-$ROOT/build/tokenizers/llama3/tokenizer.json}
+TOK=${CAL_TOKENIZER:-llama3}  # by name: the stage lines then name no local path
 SEED=0
 LENGTH=2048
 

@@ -606,16 +606,11 @@ static size_t corpus_dirs(char dirs[][4096]) {
     size_t n = 0;
     const char *env = getenv("CAL_CORPORA");
     if (env && *env) snprintf(dirs[n++], 4096, "%s", env);
-    char exe[4096];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = 0;
-        char *sl = strrchr(exe, '/');
-        if (sl) {
-            *sl = 0;
-            snprintf(dirs[n++], 4096, "%.4000s/../build/corpora", exe);
-            snprintf(dirs[n++], 4096, "%.4000s/../corpora", exe);
-        }
+    char *exe = cal_exe_dir();
+    if (exe) {
+        snprintf(dirs[n++], 4096, "%.4000s/../build/corpora", exe);
+        snprintf(dirs[n++], 4096, "%.4000s/../corpora", exe);
+        free(exe);
     }
     snprintf(dirs[n++], 4096, "%s", CAL_DATADIR "/corpora");
     return n;

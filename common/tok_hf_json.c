@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <utf8proc.h>
+
 typedef struct blk {
     struct blk *next;
     size_t used, cap;
@@ -99,6 +101,15 @@ static int string(parser *ps, tj *v)
     while (q < ps->end && *q != '"') {
         if (*q == '\\') { esc = 1; q++; }
         else if ((unsigned char)*q < 0x20) { ps->p = q; return fail(ps, "control character in string"); }
+        else if ((unsigned char)*q >= 0x80) {
+            /* JSON text is UTF-8 (the reference's parser refuses anything else);
+             * invalid bytes would otherwise reach the tokenizer's tables. */
+            utf8proc_int32_t cp;
+            utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)q, ps->end - q, &cp);
+            if (k <= 0) { ps->p = q; return fail(ps, "invalid UTF-8 in string"); }
+            q += k;
+            continue;
+        }
         q++;
     }
     if (q >= ps->end) return fail(ps, "unterminated string");

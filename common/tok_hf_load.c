@@ -105,6 +105,8 @@ static size_t model_key(const tok_hf *t, const char *s, size_t n, char *out)
     return o;
 }
 
+static void pattern_free(th_pattern *p);
+
 static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *out)
 {
     memset(out, 0, sizeof *out);
@@ -174,7 +176,11 @@ static int add_norm(ld *l, const tj *n, const char *path)
         snprintf(p, sizeof p, "%s.type", path);
         return bad(l, p, "unsupported normalizer '%.*s'", (int)ty->n, ty->u.s);
     }
-    if (l->failed) return -1;
+    if (l->failed) {
+        pattern_free(&nm.pat);
+        free(nm.str);
+        return -1;
+    }
     t->norm = cal_xrealloc(t->norm, (t->nnorm + 1) * sizeof *t->norm);
     t->norm[t->nnorm++] = nm;
     return 0;
@@ -205,7 +211,7 @@ static int add_pre(ld *l, const tj *n, const char *path)
         snprintf(p, sizeof p, "%s.pattern", path);
         if (compile_pattern(l, tj_get(n, "pattern"), p, &pt.pat)) return -1;
         const tj *b = get_str(l, n, "behavior", path, 1);
-        if (!b) return -1;
+        if (!b) goto fail;
         if (tj_streq(b, "Removed")) pt.behavior = TH_SPLIT_REMOVED;
         else if (tj_streq(b, "Isolated")) pt.behavior = TH_SPLIT_ISOLATED;
         else if (tj_streq(b, "MergedWithPrevious")) pt.behavior = TH_SPLIT_PREV;
@@ -213,7 +219,8 @@ static int add_pre(ld *l, const tj *n, const char *path)
         else if (tj_streq(b, "Contiguous")) pt.behavior = TH_SPLIT_CONTIG;
         else {
             snprintf(p, sizeof p, "%s.behavior", path);
-            return bad(l, p, "unknown split behavior '%.*s'", (int)b->n, b->u.s);
+            bad(l, p, "unknown split behavior '%.*s'", (int)b->n, b->u.s);
+            goto fail;
         }
         pt.invert = get_bool(l, n, "invert", 0, path);
     } else if (tj_streq(ty, "ByteLevel")) {
@@ -249,10 +256,13 @@ static int add_pre(ld *l, const tj *n, const char *path)
         snprintf(p, sizeof p, "%s.type", path);
         return bad(l, p, "unsupported pre-tokenizer '%.*s'", (int)ty->n, ty->u.s);
     }
-    if (l->failed) return -1;
+    if (l->failed) goto fail;
     t->pre = cal_xrealloc(t->pre, (t->npre + 1) * sizeof *t->pre);
     t->pre[t->npre++] = pt;
     return 0;
+fail: /* a pattern compiled before a later field failed belongs to nobody yet */
+    pattern_free(&pt.pat);
+    return -1;
 }
 
 /* ---- decoders ---- */

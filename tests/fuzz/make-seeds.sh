@@ -34,3 +34,24 @@ open(d + "/st", "wb").write(struct.pack("<Q", len(h)) + h + ids.tobytes() + mask
 for name, a in (("npy64", ids), ("npy32", np.arange(5, dtype="<i4"))):
     b = io.BytesIO(); np.save(b, a); open(d + "/" + name, "wb").write(b.getvalue())
 PYEOF
+
+# tokenizer.json: small hand-made files covering byte-level BPE and the
+# SentencePiece-style pipeline (the real 2-33 MB files are too large to mutate).
+mkdir -p "$D/tokjson"
+cat >"$D/tokjson/bytelevel.json" <<'JSON'
+{"added_tokens":[{"id":5,"content":"<s>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],
+ "normalizer":{"type":"NFC"},
+ "pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":"\\p{N}{1,3}| ?\\p{L}+|\\s+"},"behavior":"Isolated","invert":false},{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false}]},
+ "post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<s>","type_id":0}},{"Sequence":{"id":"A","type_id":0}}],"pair":[],"special_tokens":{"<s>":{"id":"<s>","ids":[5],"tokens":["<s>"]}}},
+ "decoder":{"type":"ByteLevel"},
+ "model":{"type":"BPE","dropout":null,"unk_token":null,"fuse_unk":false,"byte_fallback":false,"ignore_merges":true,
+  "vocab":{"H":0,"e":1,"l":2,"o":3,"He":4,"<s>":5,"ll":6,"Hell":7},"merges":["H e","l l",["He","ll"]]}}
+JSON
+cat >"$D/tokjson/metaspace.json" <<'JSON'
+{"added_tokens":[{"id":0,"content":"<unk>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],
+ "normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"\u2581"},{"type":"Replace","pattern":{"String":" "},"content":"\u2581"}]},
+ "pre_tokenizer":null,
+ "decoder":{"type":"Sequence","decoders":[{"type":"Replace","pattern":{"String":"\u2581"},"content":" "},{"type":"ByteFallback"},{"type":"Fuse"},{"type":"Strip","content":" ","start":1,"stop":0}]},
+ "model":{"type":"BPE","dropout":null,"unk_token":"<unk>","fuse_unk":true,"byte_fallback":true,
+  "vocab":{"<unk>":0,"<0x41>":1,"\u2581":2,"a":3,"b":4,"\u2581a":5},"merges":["\u2581 a"]}}
+JSON

@@ -34,8 +34,9 @@ for t in tests/fuzz/fuzz_*.c; do
   [ -e "$t" ] || continue
   name=$(basename "$t" .c)
   short=${name#fuzz_}
-  $CC -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -Icommon \
-    -D_POSIX_C_SOURCE=200809L $PCF -o "$OUT/$name" "$t" $objs $PLIBS -lstdc++ -lm -lpthread
+  $CC -std=c11 $FLAGS -Icommon -D_POSIX_C_SOURCE=200809L $PCF -c -o "$OUT/obj/$name.o" "$t"
+  # Linked by the C++ driver: the SentencePiece shim needs UBSan's C++ runtime.
+  $CXX -fsanitize=fuzzer,address,undefined -o "$OUT/$name" "$OUT/obj/$name.o" $objs $PLIBS -lm -lpthread
   mkdir -p "$OUT/corpus/$short"
   echo "fuzz: $name for ${SECS}s (corpus $OUT/corpus/$short)"
   if ! "$OUT/$name" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \

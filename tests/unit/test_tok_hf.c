@@ -212,6 +212,13 @@ static void test_errors(void)
     CHECK(!t && strstr(err, "model.type") && strstr(err, "WordPiece"), "unsupported model: %s", err);
     t = load("{'model':{'type':'BPE','vocab':{'a':0},'merges':[]},'pre_tokenizer':{'type':'Split','pattern':{'Regex':'(a'},'behavior':'Isolated'}}", err, sizeof err);
     CHECK(!t && strstr(err, "pre_tokenizer.pattern"), "bad regex: %s", err);
+    /* Found by fuzz_tokjson: raw invalid UTF-8 in a string reached the code
+     * point table (heap overflow); a pattern compiled before a bad field leaked
+     * (the ASan build of this test checks the leak). */
+    t = load("{'normalizer':{'type':'Replace','pattern':{'String':' '},'content':'\xff'},'model':{'type':'BPE','vocab':{'a':0},'merges':[]}}", err, sizeof err);
+    CHECK(!t && strstr(err, "invalid UTF-8 in string"), "invalid UTF-8 inside a JSON string: %s", err);
+    t = load("{'model':{'type':'BPE','vocab':{'a':0},'merges':[]},'pre_tokenizer':{'type':'Split','pattern':{'Regex':'a+'},'behaVior':'Isolated'}}", err, sizeof err);
+    CHECK(!t && strstr(err, "behavior"), "Split without behavior (its compiled pattern freed): %s", err);
     t = load("{'model':{'type':'BPE','vocab':{'a':0,'b':1,'ab':2},'merges':['a b',['a','b']]}}", err, sizeof err);
     CHECK(!t && strstr(err, "model.merges[1]: mixes"), "mixed merge formats are refused as the reference does: %s", err);
     t = load("{'model':", err, sizeof err);

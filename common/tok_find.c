@@ -32,7 +32,7 @@ static char *in_dir(const char *dir, size_t dlen, const char *name) {
 
 char *cal_tok_find(const char *arg, const char *argv0) {
     if (is_file(arg) || strchr(arg, '/') || !*arg) return cal_xstrdup(arg);
-    char *p;
+    char *p = NULL;
     const char *env = getenv("CAL_TOKENIZERS");
     if (env && *env && (p = in_dir(env, strlen(env), arg))) return p;
     if ((p = in_dir("build/tokenizers", strlen("build/tokenizers"), arg))) return p;
@@ -43,11 +43,15 @@ char *cal_tok_find(const char *arg, const char *argv0) {
         *strrchr(exe, '/') = 0;
     }
     if (exe) {
-        cal_buf d = {0};
-        cal_buf_add(&d, exe, strlen(exe));
-        cal_buf_add(&d, "/../build/tokenizers", strlen("/../build/tokenizers"));
-        p = in_dir(d.p, d.n, arg);
-        cal_buf_free(&d);
+        /* bin/ beside build/, or build/bin-san/ inside it */
+        static const char *const rel[] = {"/../build/tokenizers", "/../tokenizers"};
+        for (size_t i = 0; i < 2 && !p; i++) {
+            cal_buf d = {0};
+            cal_buf_add(&d, exe, strlen(exe));
+            cal_buf_add(&d, rel[i], strlen(rel[i]));
+            p = in_dir(d.p, d.n, arg);
+            cal_buf_free(&d);
+        }
         free(exe);
         if (p) return p;
     }

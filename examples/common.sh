@@ -14,6 +14,20 @@ LENGTH=2048
 
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 
+# usage: the recipe's header comment up to its Usage line; status 2.
+usage() { sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+
+# rows_options "$@": the options of the row recipes, -t TOKENIZER -o DIR
+# -l LENGTH -n ROWS -s SEED (defaults set before the call).
+rows_options() {
+  while getopts t:o:l:n:s:h f; do
+    case $f in
+      t) TOK=$OPTARG ;; o) OUT=$OPTARG ;; l) LENGTH=$OPTARG ;; n) ROWS=$OPTARG ;; s) SEED=$OPTARG ;;
+      *) usage ;;
+    esac
+  done
+}
+
 # A path must exist; a bare name (llama3) is looked up by cal-encode.
 check_tokenizer() {
   case $TOK in

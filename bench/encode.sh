@@ -7,14 +7,8 @@
 #   2. cal-encode -j 2 vs -j 1 (llama3)
 #   3. Gemma 3 tokenizer.json: load time and peak RSS (/usr/bin/time -v)
 # Text: about 600 KB of each built-in corpus (make corpora), else local text.
-set -eu
-cd "$(dirname "$0")/.."
-BIN=${CAL_BIN:-$PWD/bin}
-PATH=$BIN:$PATH
-PY=/usr/bin/python3
+. "$(dirname "$0")/lib/preamble.sh"
 sh scripts/fetch-tokenizers.sh
-W=$(mktemp -d "${TMPDIR:-/tmp}/calbench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
 
 # The text: the first ~600 KB of each corpus.
 for c in wiki web code stories multilingual technical; do
@@ -22,13 +16,13 @@ for c in wiki web code stories multilingual technical; do
 done
 $PY - "$W" <<'PYEOF'
 import glob, os, sys
-sys.path.insert(0, "tests/ref")
+sys.path.insert(0, "examples")
 import calstream
 w = sys.argv[1]
 docs = []
 for f in sorted(glob.glob(os.path.join(w, "*.cal"))):
     size = 0
-    for r in calstream.read(f, verify=False)[1]:
+    for r in calstream.read_records(f, verify=False)[1]:
         if size >= 600_000:
             break
         docs.append((r[1], r[3]))
@@ -62,7 +56,7 @@ j2=$(ours llama3 2)
 printf 'llama3 -j 2 vs -j 1: %s vs %s MB/s = %.2fx\n' "$j2" "$j1" "$(awk -v a="$j2" -v b="$j1" 'BEGIN { print a / b }')"
 
 size=$(wc -c <build/tokenizers/gemma3/tokenizer.json)
-printf '' | $PY tests/ref/calstream.py text "$W/empty.cal"
+printf '' | $PY examples/calstream.py text "$W/empty.cal"
 /usr/bin/time -v cal-encode -t gemma3 -j 1 "$W/empty.cal" -o "$W/e.cal" 2>"$W/time" >/dev/null
 rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$W/time")
 wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$W/time")

@@ -5,12 +5,12 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "ref"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import calstream  # noqa: E402
 import sentencepiece  # noqa: E402
 
 sp = sentencepiece.SentencePieceProcessor(model_file=sys.argv[1])
-docs = [r[3] for r in calstream.read(sys.argv[2], verify=False)[1]]
+docs = [r[3] for r in calstream.read_records(sys.argv[2], verify=False)[1]]
 texts = [d.decode("utf-8", "replace") for d in docs]
 t0 = time.perf_counter()
 for t in texts:

@@ -9,12 +9,7 @@
 #      (target: >= 5x).
 # Flops are counted as n*d*(d+1). The machine drifts, so only the ratios
 # measured here mean anything. Needs ~2.5 GB of disk in $TMPDIR and ~3 GB RAM.
-set -eu
-cd "$(dirname "$0")/.."
-BIN=${CAL_BIN:-$PWD/bin}
-PY=/usr/bin/python3
-W=$(mktemp -d "${TMPDIR:-/tmp}/calbench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/lib/preamble.sh"
 N=32768 D=4096
 mkdir -p build/bench
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L $(pkg-config --cflags openblas) -o build/bench/syrk_peak \

@@ -6,19 +6,15 @@
 # drifts, so only same-run ratios mean something). Median of 3 runs each.
 # Targets (issue 5): concat and blend >= 0.5 x cat; spilling shuffle within
 # 3x of the in-memory shuffle.
-set -eu
-cd "$(dirname "$0")/.."
-BIN=${CAL_BIN:-$(pwd)/bin}
-PATH="$BIN:$PATH"
+. "$(dirname "$0")/lib/preamble.sh"
 MB=${CAL_BENCH_MB:-1024}
-D=$(mktemp -d "${TMPDIR:-/tmp}/calbench.XXXXXX")
-trap 'rm -rf "$D"' EXIT
+D=$W
 /usr/bin/python3 - "$D" "$MB" <<'PYEOF'
 # One header, then ~8 MB of TOKENS records (documents of 64-4096 tokens)
 # repeated up to the size; halves a.cal and b.cal for cal-blend.
 import random, struct, sys
-sys.path.insert(0, "tests/py")
-import packstream as cs
+sys.path.insert(0, "examples")
+import calstream as cs
 d, mb = sys.argv[1], int(sys.argv[2])
 r = random.Random(1)
 recs, n = [], 0

@@ -4,13 +4,10 @@
 # cat on the same bytes, in the same run. The issue's target: ratio >= 0.5.
 #   BENCH_MB   size of the test stream in MB (default 512)
 # The stream (TOKENS of 100..3000 ids and ROW records of 2048 ids) is built
-# once with tests/py/calstream.py and concatenated copies of it.
-set -eu
-cd "$(dirname "$0")/.."
-BIN=${CAL_BIN:-$PWD/bin}
+# once with examples/calstream.py json and concatenated copies of it.
+. "$(dirname "$0")/lib/preamble.sh"
 MB=${BENCH_MB:-512}
-D=$(mktemp -d "${TMPDIR:-/tmp}/calbench.XXXXXX")
-trap 'rm -rf "$D"' EXIT
+D=$W
 /usr/bin/python3 - "$D/unit.jsonl" <<'PYEOF'
 import json, random, sys
 random.seed(0)
@@ -21,7 +18,7 @@ with open(sys.argv[1], "w") as f:
         f.write(json.dumps({"kind": "TOKENS", "label": "wiki", "id": i, "ids": [random.randrange(128256) for _ in range(n)]}) + "\n")
         f.write(json.dumps({"kind": "ROW", "label": "code", "id": i, "ids": [random.randrange(128256) for _ in range(2048)]}) + "\n")
 PYEOF
-/usr/bin/python3 tests/py/calstream.py <"$D/unit.jsonl" >"$D/unit.cal"
+/usr/bin/python3 examples/calstream.py json <"$D/unit.jsonl" >"$D/unit.cal"
 unit=$(wc -c <"$D/unit.cal")
 copies=$(( (MB * 1048576 + unit - 1) / unit ))
 i=0

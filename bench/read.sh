@@ -4,12 +4,7 @@
 # (median of 3). The text: the built-in web, wiki and stories corpora when
 # built, else generated prose, repeated to about 60 MB. Prints MB/s of text
 # and the ratio to zstd -dc (the issue asks for >= 0.5).
-set -eu
-cd "$(dirname "$0")/.."
-BIN=${CAL_BIN:-$PWD/bin}
-PY=/usr/bin/python3
-W=$(mktemp -d "${TMPDIR:-/tmp}/calbench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/lib/preamble.sh"
 NM=$(sh tests/read/npm.sh)
 
 srcs=""

@@ -131,24 +131,45 @@ static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *o
     return 0;
 }
 
+/* The common head of the component loaders below: a null component is
+   absent; a "Sequence" adds the items of its array KEY one by one with ADD.
+   Returns the type of a single component, or NULL when there is nothing
+   more to do (*rc then holds the result). */
+typedef int (*add_fn)(ld *l, const tj *n, const char *path);
+static const tj *component_type(ld *l, const tj *n, const char *path, const char *key, add_fn add, int *rc)
+{
+    *rc = 0;
+    if (!n || n->type == TJ_NULL) return NULL;
+    const tj *ty = get_str(l, n, "type", path, 1);
+    if (!ty) { *rc = -1; return NULL; }
+    if (!tj_streq(ty, "Sequence")) return ty;
+    char p[256];
+    const tj *a = tj_get(n, key);
+    snprintf(p, sizeof p, "%s.%s", path, key);
+    if (!a || a->type != TJ_ARR) { *rc = bad(l, p, "expected an array"); return NULL; }
+    for (uint32_t i = 0; i < a->n; i++) {
+        snprintf(p, sizeof p, "%s.%s[%u]", path, key, i);
+        if (add(l, &a->u.kids[i], p)) { *rc = -1; return NULL; }
+    }
+    return NULL;
+}
+
+/* The error for a component type this engine does not implement. */
+static int unsupported(ld *l, const char *path, const char *what, const tj *ty)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s.type", path);
+    return bad(l, p, "unsupported %s '%.*s'", what, (int)ty->n, ty->u.s);
+}
+
 /* ---- normalizers ---- */
 static int add_norm(ld *l, const tj *n, const char *path)
 {
+    int rc;
+    const tj *ty = component_type(l, n, path, "normalizers", add_norm, &rc);
+    if (!ty) return rc;
     tok_hf *t = l->t;
-    if (!n || n->type == TJ_NULL) return 0;
     char p[256];
-    const tj *ty = get_str(l, n, "type", path, 1);
-    if (!ty) return -1;
-    if (tj_streq(ty, "Sequence")) {
-        const tj *a = tj_get(n, "normalizers");
-        snprintf(p, sizeof p, "%s.normalizers", path);
-        if (!a || a->type != TJ_ARR) return bad(l, p, "expected an array");
-        for (uint32_t i = 0; i < a->n; i++) {
-            snprintf(p, sizeof p, "%s.normalizers[%u]", path, i);
-            if (add_norm(l, &a->u.kids[i], p)) return -1;
-        }
-        return 0;
-    }
     th_norm nm;
     memset(&nm, 0, sizeof nm);
     if (tj_streq(ty, "NFC")) nm.kind = TH_N_NFC;
@@ -173,8 +194,7 @@ static int add_norm(ld *l, const tj *n, const char *path)
         if (compile_pattern(l, tj_get(n, "pattern"), p, &nm.pat)) return -1;
         nm.str = dupn(c->u.s, c->n); nm.str_len = c->n;
     } else {
-        snprintf(p, sizeof p, "%s.type", path);
-        return bad(l, p, "unsupported normalizer '%.*s'", (int)ty->n, ty->u.s);
+        return unsupported(l, path, "normalizer", ty);
     }
     if (l->failed) {
         pattern_free(&nm.pat);
@@ -189,21 +209,11 @@ static int add_norm(ld *l, const tj *n, const char *path)
 /* ---- pre-tokenizers ---- */
 static int add_pre(ld *l, const tj *n, const char *path)
 {
+    int rc;
+    const tj *ty = component_type(l, n, path, "pretokenizers", add_pre, &rc);
+    if (!ty) return rc;
     tok_hf *t = l->t;
-    if (!n || n->type == TJ_NULL) return 0;
     char p[256];
-    const tj *ty = get_str(l, n, "type", path, 1);
-    if (!ty) return -1;
-    if (tj_streq(ty, "Sequence")) {
-        const tj *a = tj_get(n, "pretokenizers");
-        snprintf(p, sizeof p, "%s.pretokenizers", path);
-        if (!a || a->type != TJ_ARR) return bad(l, p, "expected an array");
-        for (uint32_t i = 0; i < a->n; i++) {
-            snprintf(p, sizeof p, "%s.pretokenizers[%u]", path, i);
-            if (add_pre(l, &a->u.kids[i], p)) return -1;
-        }
-        return 0;
-    }
     th_pretok pt;
     memset(&pt, 0, sizeof pt);
     if (tj_streq(ty, "Split")) {
@@ -253,8 +263,7 @@ static int add_pre(ld *l, const tj *n, const char *path)
         pt.kind = TH_PT_DIGITS;
         pt.individual = get_bool(l, n, "individual_digits", 0, path);
     } else {
-        snprintf(p, sizeof p, "%s.type", path);
-        return bad(l, p, "unsupported pre-tokenizer '%.*s'", (int)ty->n, ty->u.s);
+        return unsupported(l, path, "pre-tokenizer", ty);
     }
     if (l->failed) goto fail;
     t->pre = cal_xrealloc(t->pre, (t->npre + 1) * sizeof *t->pre);
@@ -268,21 +277,11 @@ fail: /* a pattern compiled before a later field failed belongs to nobody yet */
 /* ---- decoders ---- */
 static int add_dec(ld *l, const tj *n, const char *path)
 {
+    int rc;
+    const tj *ty = component_type(l, n, path, "decoders", add_dec, &rc);
+    if (!ty) return rc;
     tok_hf *t = l->t;
-    if (!n || n->type == TJ_NULL) return 0;
     char p[256];
-    const tj *ty = get_str(l, n, "type", path, 1);
-    if (!ty) return -1;
-    if (tj_streq(ty, "Sequence")) {
-        const tj *a = tj_get(n, "decoders");
-        snprintf(p, sizeof p, "%s.decoders", path);
-        if (!a || a->type != TJ_ARR) return bad(l, p, "expected an array");
-        for (uint32_t i = 0; i < a->n; i++) {
-            snprintf(p, sizeof p, "%s.decoders[%u]", path, i);
-            if (add_dec(l, &a->u.kids[i], p)) return -1;
-        }
-        return 0;
-    }
     th_dec d;
     memset(&d, 0, sizeof d);
     if (tj_streq(ty, "ByteLevel")) d.kind = TH_D_BYTELEVEL;
@@ -313,8 +312,7 @@ static int add_dec(ld *l, const tj *n, const char *path)
         const tj *ps = tj_get(n, "prepend_scheme");
         d.prepend = ps && ps->type == TJ_STR ? !tj_streq(ps, "never") : get_bool(l, n, "add_prefix_space", 1, path);
     } else {
-        snprintf(p, sizeof p, "%s.type", path);
-        return bad(l, p, "unsupported decoder '%.*s'", (int)ty->n, ty->u.s);
+        return unsupported(l, path, "decoder", ty);
     }
     t->dec = cal_xrealloc(t->dec, (t->ndec + 1) * sizeof *t->dec);
     t->dec[t->ndec++] = d;
@@ -324,25 +322,14 @@ static int add_dec(ld *l, const tj *n, const char *path)
 /* ---- post-processor ---- */
 static int add_post(ld *l, const tj *n, const char *path)
 {
+    int rc;
+    const tj *ty = component_type(l, n, path, "processors", add_post, &rc);
+    if (!ty) return rc;
     tok_hf *t = l->t;
-    if (!n || n->type == TJ_NULL) return 0;
     char p[256];
-    const tj *ty = get_str(l, n, "type", path, 1);
-    if (!ty) return -1;
-    if (tj_streq(ty, "Sequence")) {
-        const tj *a = tj_get(n, "processors");
-        snprintf(p, sizeof p, "%s.processors", path);
-        if (!a || a->type != TJ_ARR) return bad(l, p, "expected an array");
-        for (uint32_t i = 0; i < a->n; i++) {
-            snprintf(p, sizeof p, "%s.processors[%u]", path, i);
-            if (add_post(l, &a->u.kids[i], p)) return -1;
-        }
-        return 0;
-    }
     if (tj_streq(ty, "ByteLevel")) return 0; /* offsets only; ids unchanged */
     if (!tj_streq(ty, "TemplateProcessing")) {
-        snprintf(p, sizeof p, "%s.type", path);
-        return bad(l, p, "unsupported post-processor '%.*s'", (int)ty->n, ty->u.s);
+        return unsupported(l, path, "post-processor", ty);
     }
     const tj *single = tj_get(n, "single"), *sp = tj_get(n, "special_tokens");
     snprintf(p, sizeof p, "%s.single", path);

@@ -20,7 +20,7 @@ SKIP=0
 while getopts t:i:o:n:l:Sh f; do
   case $f in
     t) TOK=$OPTARG ;; i) IN=$OPTARG ;; o) OUT=$OPTARG ;; n) DOCS=$OPTARG ;; l) LENGTH=$OPTARG ;; S) SKIP=1 ;;
-    *) sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) usage ;;
   esac
 done
 work_dir

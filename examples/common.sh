@@ -9,10 +9,30 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${CAL_BIN:-}" ]; then PATH="$CAL_BIN:$PATH"; export PATH  # the test suite's build
 elif [ -x "$ROOT/bin/cal-pack" ]; then PATH="$ROOT/bin:$PATH"; export PATH; fi
 TOK=${CAL_TOKENIZER:-llama3}  # by name: the stage lines then name no local path
+# cal-encode finds a name in $CAL_TOKENIZERS; point it at this tree's fetched
+# tokenizers, which it cannot find from binaries elsewhere (SANITIZE=1 builds)
+# or from the work directory the recipes run in.
+if [ -z "${CAL_TOKENIZERS:-}" ] && [ -d "$ROOT/build/tokenizers" ]; then
+  CAL_TOKENIZERS=$ROOT/build/tokenizers; export CAL_TOKENIZERS
+fi
 SEED=0
 LENGTH=2048
 
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+# usage: the recipe's header comment up to its Usage line; status 2.
+usage() { sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+
+# rows_options "$@": the options of the row recipes, -t TOKENIZER -o DIR
+# -l LENGTH -n ROWS -s SEED (defaults set before the call).
+rows_options() {
+  while getopts t:o:l:n:s:h f; do
+    case $f in
+      t) TOK=$OPTARG ;; o) OUT=$OPTARG ;; l) LENGTH=$OPTARG ;; n) ROWS=$OPTARG ;; s) SEED=$OPTARG ;;
+      *) usage ;;
+    esac
+  done
+}
 
 # A path must exist; a bare name (llama3) is looked up by cal-encode.
 check_tokenizer() {

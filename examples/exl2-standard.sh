@@ -29,7 +29,7 @@ NOISE=0
 while getopts t:o:l:s:Nh f; do
   case $f in
     t) TOK=$OPTARG ;; o) OUT=$OPTARG ;; l) LENGTH=$OPTARG ;; s) SEED=$OPTARG ;; N) NOISE=1 ;;
-    *) sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) usage ;;
   esac
 done
 work_dir

@@ -22,12 +22,7 @@
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/exl3-standard
 ROWS=250
-while getopts t:o:l:n:s:h f; do
-  case $f in
-    t) TOK=$OPTARG ;; o) OUT=$OPTARG ;; l) LENGTH=$OPTARG ;; n) ROWS=$OPTARG ;; s) SEED=$OPTARG ;;
-    *) sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-  esac
-done
+rows_options "$@"
 work_dir
 cnt() { awk -v w="$1" -v r="$ROWS" 'BEGIN { n = int(w / 135 * r); print n < 1 ? 1 : n }'; }
 c4=$(cnt 20) code=$(cnt 20) ml=$(cnt 10) tech=$(cnt 10) wiki=$(cnt 50) tiny=$(cnt 5)

@@ -30,7 +30,7 @@ while getopts t:c:k:j:n:l:o:h f; do
   case $f in
     t) TOK=$OPTARG ;; c) CORPUS=$OPTARG ;; k) SHARDS=$OPTARG ;; j) JOBS=$OPTARG ;; n) ROWS=$OPTARG ;;
     l) LENGTH=$OPTARG ;; o) OUT=$OPTARG ;;
-    *) sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) usage ;;
   esac
 done
 command -v parallel >/dev/null 2>&1 || die "GNU parallel is not installed (apt-get install parallel)"

@@ -18,7 +18,7 @@ ROWS=128
 while getopts t:i:o:n:l:s:h f; do
   case $f in
     t) TOK=$OPTARG ;; i) IN=$OPTARG ;; o) OUT=$OPTARG ;; n) ROWS=$OPTARG ;; l) LENGTH=$OPTARG ;; s) SEED=$OPTARG ;;
-    *) sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) usage ;;
   esac
 done
 work_dir

@@ -16,12 +16,7 @@
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/mix-experiment
 ROWS=128
-while getopts t:o:n:l:s:h f; do
-  case $f in
-    t) TOK=$OPTARG ;; o) OUT=$OPTARG ;; n) ROWS=$OPTARG ;; l) LENGTH=$OPTARG ;; s) SEED=$OPTARG ;;
-    *) sed -n '2,/^# Usage/p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-  esac
-done
+rows_options "$@"
 work_dir
 for c in web wiki code stories multilingual technical; do
   tokens "$c" "$WORK/$c.tok"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make-seeds.sh DIR - write the seed corpora of the fuzz targets:
-#   DIR/stream   small cal-streams of every record kind (tests/py/calstream.py)
+#   DIR/stream   small cal-streams of every record kind (examples/calstream.py json)
 #   DIR/rowfile  small .safetensors and .npy files (numpy)
 # Seeds are generated, never committed. Idempotent.
 set -eu
@@ -9,7 +9,7 @@ D=${1:-build/fuzz/corpus}
 PY=/usr/bin/python3
 mkdir -p "$D/stream" "$D/rowfile"
 H='{"header": [["tokenizer","t.json"],["tokenizer_fp","00000000000000aa"],["vocab","100"],["stage","seed"]]}'
-seed() { printf '%s\n' "$H" "$@" | $PY tests/py/calstream.py; }
+seed() { printf '%s\n' "$H" "$@" | $PY examples/calstream.py json; }
 seed '{"kind":"TEXT","label":"wiki","id":1,"text":"Hello w\u00f6rld"}' >"$D/stream/text"
 seed '{"kind":"TOKENS","label":"code","id":2,"ids":[1,2,3,4000000000]}' >"$D/stream/tokens"
 seed '{"kind":"ROW","label":"wiki","id":3,"ids":[5,6,7,0],"mask":[1,1,1,0]}' \

@@ -2,9 +2,12 @@
 the tests, written from the documented rules (man/cal-pack.1 etc.), with the
 documented RNG (xoshiro256** seeded by SplitMix64, Lemire bounded draws;
 man/cal-stream.5). The tests compare the C programs with these."""
+import os
 import struct
+import sys
 
-from packstream import xxh3
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
+from calstream import xxh3  # noqa: E402
 
 M64 = (1 << 64) - 1
 

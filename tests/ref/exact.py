@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
 import calstream  # noqa: E402
 import gen_cases  # noqa: E402
 
@@ -92,7 +92,7 @@ def corpora(reduced, notes):
         path = os.path.join(WORK, "corpus.tmp")
         open(path, "wb").write(r.stdout)
         docs, size = [], 0
-        for rec in calstream.read(path)[1]:
+        for rec in calstream.read_records(path)[1]:
             if cap and size >= cap:
                 break
             docs.append(rec[3])
@@ -138,8 +138,8 @@ def build_inputs(reduced, notes):
     tokenizers and the corpora are unchanged); returns {mode: path}."""
     corp = corpora(reduced, notes)
     h = hashlib.sha256()
-    for f in ("gen_cases.py", "exact.py", "calstream.py"):
-        h.update(open(os.path.join(ROOT, "tests", "ref", f), "rb").read())
+    for f in ("tests/ref/gen_cases.py", "tests/ref/exact.py", "examples/calstream.py"):
+        h.update(open(os.path.join(ROOT, f), "rb").read())
     h.update(open(os.path.join(ROOT, "scripts", "tokenizers.sha256"), "rb").read())
     h.update(b"reduced" if reduced else b"full")
     for label in sorted(corp):
@@ -233,7 +233,7 @@ def run_one(name, mode, inp, ref_file, t_ref, docs, labels, ids):
         print("not ok - %s: cal-encode exit %d" % (title, r.returncode))
         print("# " + r.stderr.decode(errors="replace")[-400:].replace("\n", "\n# "))
         return False
-    metas, recs = calstream.read(out)
+    metas, recs = calstream.read_records(out)
     os.remove(out)
     ref = read_ids_file(ref_file)
     problems, same, ntok, bad_groups = [], 0, 0, {}
@@ -284,7 +284,7 @@ def main():
               "256 KB per corpus); the plain build runs everything")
     inputs = {}
     for mode, path in paths.items():
-        _, recs = calstream.read(path, verify=False)
+        _, recs = calstream.read_records(path, verify=False)
         inputs[mode] = ([r[3] for r in recs], [r[1] for r in recs], [r[2] for r in recs], file_sha(path))
     ok = True
     for name in HF + SPM:

@@ -11,12 +11,14 @@ record, a little-endian u32 count followed by the u32 ids.
           add-parse  BOS + parse
 Record bytes are decoded with errors="replace" (U+FFFD per maximal subpart).
 """
+import os
 import struct
 import sys
 
 import sentencepiece
 
-import calstream
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
+import calstream  # noqa: E402
 
 
 def split_special(text, specials):
@@ -48,7 +50,7 @@ def encode_file(sp, mode, inp, out):
                 if sp.is_control(i) or sp.is_unknown(i)}
     specials = {k: v for k, v in specials.items() if k}
     order = sorted(specials, key=len, reverse=True)
-    _, recs = calstream.read(inp, verify=False)
+    _, recs = calstream.read_records(inp, verify=False)
     texts = [r[3].decode("utf-8", "replace") for r in recs]
     with open(out, "wb") as f:
         if mode == "plain":

@@ -3,9 +3,10 @@
 # schedule, --grouped, --cycle, short sources, fingerprints, named pipes.
 . tests/lib.sh
 HERE=$(cd "$(dirname "$0")/../py" && pwd)
+export PYTHONPATH="$PWD/examples"   # calstream.py (packref.py is in $HERE)
 gen() { # gen OUT LABEL COUNT KIND [FP]
   $PY - "$HERE" "$@" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 out, label, n, kind = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 fp = sys.argv[6] if len(sys.argv) > 6 else "00000000000000aa"
 mk = {"tok": lambda i: cs.tokens(label, i, [i, i + 1, len(label)]),
@@ -19,7 +20,7 @@ gen "$T/a.cal" a 50 tok; gen "$T/b.cal" b 30 text; gen "$T/c.cal" c 40 row; gen 
 # COUNT records (cycled), in the documented schedule or in SPEC order
 verify() {
   $PY - "$HERE" "$@" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs, packref as ref
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
 out, seed, grouped = sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 srcs = [(p.rsplit(":", 1)[0], int(p.rsplit(":", 1)[1])) for p in sys.argv[5].split()]
 recs = [cs.read(p)[1] for p, _ in srcs]
@@ -73,7 +74,7 @@ check "cycle a short source" cal-blend "$T/b.cal:rows=70" "$T/c.cal:rows=2" --cy
 eq "--cycle repeats the source in order" "$(verify "$T/o.cal" 0 0 "$T/b.cal:70 $T/c.cal:2")" yes
 check "label=" cal-blend "$T/a.cal:rows=2:label=web" "$T/b.cal:rows=2" -o "$T/o.cal"
 out=$($PY - "$HERE" "$T/o.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 print(" ".join(sorted(x["label"] for x in cs.read(sys.argv[2])[1])))
 PYEOF
 )

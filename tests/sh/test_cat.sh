@@ -2,18 +2,10 @@
 # conversions (checked with numpy and an independent safetensors reader),
 # byte-identical round trips, --import of files written by Python, errors.
 . tests/lib.sh
-W="$PY tests/py/calstream.py"    # independent stream writer (cal-stream(5) + libxxhash)
+W="$PY examples/calstream.py json"    # independent stream writer (cal-stream(5) + libxxhash)
 STR="$PY tests/py/safetensors_read.py"
 
-cat >"$T/s1.jsonl" <<'EOF'
-{"header": [["tokenizer","tok.json"],["tokenizer_fp","00000000000000aa"],["vocab","32000"],["stage","test --seed 0"]]}
-{"kind":"TEXT","label":"wiki","id":1,"text":"Hello, w\u00f6rld!\nA \"quoted\" line\tand a tab, then a long tail that goes past sixty characters"}
-{"kind":"TOKENS","label":"code","id":255,"ids":[1,2,3,4,5,6,7,8,9,10]}
-{"kind":"ROW","label":"wiki","id":18446744073709551615,"ids":[5,6,7,0],"mask":[1,1,1,0]}
-{"kind":"ROW","label":"noise","id":4,"ids":[0,0,0,0],"noise":true}
-{"kind":"VECTORS","label":"layer.0","id":5,"n":2,"d":3,"dtype":"f16","values":[1,-2,0.5,0.25,3,4]}
-{"kind":"TEXT","label":"web","id":6,"text":"ends in newline\n"}
-EOF
+cp tests/data/sample.jsonl "$T/s1.jsonl"   # one record of each kind and form
 $W <"$T/s1.jsonl" >"$T/s1.cal"
 
 # ---- summary, json, text, check ----------------------------------------

@@ -1,19 +1,11 @@
 # test_corrupt.sh - damaged, truncated and foreign input: each gives the
 # documented one-line error "cal-cat: FILE: byte OFFSET: ..." with status 1,
 # never a crash (run under SANITIZE=1 too). Streams come from the independent
-# writer tests/py/calstream.py.
+# writer examples/calstream.py (json mode).
 . tests/lib.sh
-W="$PY tests/py/calstream.py"
+W="$PY examples/calstream.py json"
 
-cat >"$T/s.jsonl" <<'EOF'
-{"header": [["tokenizer","tok.json"],["tokenizer_fp","00000000000000aa"],["vocab","32000"],["stage","test --seed 0"]]}
-{"kind":"TEXT","label":"wiki","id":1,"text":"Hello, w\u00f6rld!\nA \"quoted\" line\tand a tab, then a long tail that goes past sixty characters"}
-{"kind":"TOKENS","label":"code","id":255,"ids":[1,2,3,4,5,6,7,8,9,10]}
-{"kind":"ROW","label":"wiki","id":18446744073709551615,"ids":[5,6,7,0],"mask":[1,1,1,0]}
-{"kind":"ROW","label":"noise","id":4,"ids":[0,0,0,0],"noise":true}
-{"kind":"VECTORS","label":"layer.0","id":5,"n":2,"d":3,"dtype":"f16","values":[1,-2,0.5,0.25,3,4]}
-{"kind":"TEXT","label":"web","id":6,"text":"ends in newline\n"}
-EOF
+cp tests/data/sample.jsonl "$T/s.jsonl"   # the stream of test_cat.sh
 $W <"$T/s.jsonl" >"$T/s.cal"
 # Record offsets (see test_cat.sh): header 0..104, records at 105 223 291 347 400 459,
 # the END record at 502, end 534.
@@ -110,7 +102,7 @@ bad_rec ctl '{"kind":"TEXT","label":"a\u0001b","id":1,"text":"x"}'
 expect_fail "a label with a control character" 1 "ctl.cal: byte 122: label has a control character$" cal-cat "$T/ctl.cal"
 $PY - "$T/len.cal" "$T/s.cal" <<'EOF'
 import sys, struct
-sys.path.insert(0, "tests/py")
+sys.path.insert(0, "examples")
 import calstream as c
 hdr = open(sys.argv[2], "rb").read()[:105]
 def rec(kind, payload):

@@ -8,8 +8,8 @@ if ! sh scripts/fetch-tokenizers.sh >"$T/fetch.log" 2>&1; then
   not_ok "fetch tokenizers" "$(tail -3 "$T/fetch.log")"; exit 0
 fi
 TK=build/tokenizers
-w() { $PY tests/ref/calstream.py text "$@"; }   # w OUT [k=v]... < one doc per line
-dump() { $PY tests/ref/calstream.py dump "$1"; }
+w() { $PY examples/calstream.py text "$@"; }   # w OUT [k=v]... < one doc per line
+dump() { $PY examples/calstream.py dump "$1"; }
 
 printf '%s\n' 'Hello world' 'a<s>b' '' 'caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87' "it's 2024" >"$T/docs"
 w "$T/in.cal" source=test note=x <"$T/docs"
@@ -17,15 +17,15 @@ w "$T/in.cal" source=test note=x <"$T/docs"
 # --- metadata -----------------------------------------------------------------
 check "encode with the Llama 2 .model" cal-encode -t $TK/llama2-spm.model -o "$T/o1.cal" "$T/in.cal"
 dump "$T/o1.cal" >"$T/d1"
-fp=$($PY -c "import sys; sys.path.insert(0, 'tests/ref'); import calstream; print('%016x' % calstream.xxh3(open(sys.argv[1], 'rb').read()))" $TK/llama2-spm.model)
+fp=$($PY -c "import sys; sys.path.insert(0, 'examples'); import calstream; print('%016x' % calstream.xxh3(open(sys.argv[1], 'rb').read()))" $TK/llama2-spm.model)
 eq "header: input metadata kept, tokenizer keys added, stage without -o/-j/-v" "$(head -1 "$T/d1")" \
   "HEADER source=test note=x tokenizer=llama2-spm tokenizer_fp=$fp vocab=32000 bos=1 eos=2 stage=cal-encode -t $TK/llama2-spm.model $T/in.cal"
 want=$($PY - "$T/in.cal" <<'PYEOF'
 import sys
-sys.path.insert(0, "tests/ref")
+sys.path.insert(0, "examples")
 import calstream, sentencepiece
 sp = sentencepiece.SentencePieceProcessor(model_file="build/tokenizers/llama2-spm.model")
-for kind, lab, i, pay, _ in calstream.read(sys.argv[1])[1]:
+for kind, lab, i, pay, _ in calstream.read_records(sys.argv[1])[1]:
     print(2, lab.decode(), "%016x" % i, *sp.encode(pay.decode("utf-8", "replace")))
 PYEOF
 )
@@ -39,7 +39,7 @@ eq "tokenizer name of DIR/tokenizer.json is DIR" "$(dump "$T/o3.cal" | head -1 |
 # --- -j N and concatenation -------------------------------------------------------
 $PY - "$T/big.cal" <<'PYEOF'
 import sys, random
-sys.path.insert(0, "tests/ref")
+sys.path.insert(0, "examples")
 import calstream
 rnd = random.Random(5)
 words = ["the", "quick", "Brown", "fox", "caf\u00e9", "\u4e2d\u6587", "\U0001F600", "123", "it's", "\n", "  "]
@@ -93,8 +93,8 @@ expect_fail "unsupported model type is named" 1 "WordPiece" cal-encode -t "$T/wp
 printf 'not a tokenizer' >"$T/junk"
 expect_fail "neither JSON nor SentencePiece" 1 "neither JSON .* nor a SentencePiece model" cal-encode -t "$T/junk" "$T/in.cal"
 off=$($PY -c "
-import sys; sys.path.insert(0, 'tests/ref'); import calstream
-print(calstream.read('$T/o1.cal')[1][0][4])")
+import sys; sys.path.insert(0, 'examples'); import calstream
+print(calstream.read_records('$T/o1.cal')[1][0][4])")
 expect_fail "TOKENS input: error names the kind and the record offset" 1 \
   "^cal-encode: $T/o1.cal: byte $off: expected TEXT records, got TOKENS$" cal-encode -t llama2-spm "$T/o1.cal"
 expect_fail "TOKENS input with -o: error" 1 "got TOKENS" cal-encode -t llama2-spm -o "$T/never.cal" "$T/o1.cal"

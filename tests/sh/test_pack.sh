@@ -1,12 +1,13 @@
 #!/bin/sh
 # cal-pack: every mode against the reference model in packref.py (exact ids,
-# labels, row ids, masks, flags), on random inputs written by packstream.py.
+# labels, row ids, masks, flags), on random inputs written by examples/calstream.py.
 . tests/lib.sh
 HERE=$(cd "$(dirname "$0")/../py" && pwd)
+export PYTHONPATH="$PWD/examples"   # calstream.py (packref.py is in $HERE)
 $PY - "$HERE" "$T" <<'PYEOF'
 import os, random, subprocess, sys
 sys.path.insert(0, sys.argv[1])
-import packstream as cs, packref as ref
+import calstream as cs, packref as ref
 T = sys.argv[2]
 fails = 0
 

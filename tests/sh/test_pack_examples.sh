@@ -1,14 +1,15 @@
 #!/bin/sh
 # examples/: the recipes run on pre-encoded corpora (CAL_TOKENS_DIR, written
-# here by packstream.py), and their rows are checked source by source against
+# here by examples/calstream.py), and their rows are checked source by source against
 # the reference models; with cal-read, cal-encode and the default tokenizer
 # present, exl2-standard.sh and fanout.sh also run for real.
 . tests/lib.sh
 HERE=$(cd "$(dirname "$0")/../py" && pwd)
+export PYTHONPATH="$PWD/examples"   # calstream.py (packref.py is in $HERE)
 ROOT=$(cd "$HERE/../.." && pwd)
 mkdir -p "$T/tok" "$T/stub"
 $PY - "$HERE" "$T/tok" <<'PYEOF'
-import sys, random; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys, random; sys.path.insert(0, sys.argv[1]); import calstream as cs
 r = random.Random(2024)
 meta = [("tokenizer", "test"), ("tokenizer_fp", "00000000000000aa"), ("vocab", "5000"), ("bos", "1"), ("eos", "2")]
 for name, ndocs in [("web", 60), ("wiki", 300), ("code", 60), ("stories", 120), ("multilingual", 60), ("technical", 60)]:
@@ -32,7 +33,7 @@ grep -q "quantization  *145 rows" "$T/.out" && grep -q "measurement  *24 rows" "
 [ $? = 0 ] && ok "exl2: summary names the files and the counts" || not_ok "exl2: summary" "$(cat "$T/.out")"
 for pass in measurement quantization; do
   out=$($PY - "$HERE" "$T/tok" "$T/exl2/$pass/cal_data.cal" "$pass" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs, packref as ref
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
 tok, path, p = sys.argv[2], sys.argv[3], sys.argv[4]
 docs = {n: [(x["label"], x["id"], x["ids"]) for x in cs.read("%s/%s.cal" % (tok, n))[1]]
         for n in ["web", "wiki", "code", "stories", "multilingual", "technical"]}
@@ -69,7 +70,7 @@ PYEOF
 done
 if [ $real_cat = 1 ]; then
   out=$($PY - "$HERE" "$T/exl2/quantization" <<'PYEOF'
-import sys, json, struct, numpy as np; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys, json, struct, numpy as np; sys.path.insert(0, sys.argv[1]); import calstream as cs
 b = open(sys.argv[2] + "/cal_data.safetensors", "rb").read()
 n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n]); t = h["input_ids"]
 a = np.frombuffer(b[8 + n + t["data_offsets"][0]:8 + n + t["data_offsets"][1]], dtype="<i8").reshape(t["shape"])
@@ -84,7 +85,7 @@ same "exl2: same seed, same bytes (other output dir, other temp dir)" "$T/exl2/q
 
 check "exl3-standard.sh (pre-encoded)" sh "$ROOT/examples/exl3-standard.sh" -l 128 -o "$T/exl3"
 out=$($PY - "$HERE" "$T/exl3/cal_data.cal" <<'PYEOF'
-import sys, collections; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys, collections; sys.path.insert(0, sys.argv[1]); import calstream as cs
 rows = cs.read(sys.argv[2])[1]
 c = collections.Counter(x["label"] for x in rows)
 # exllamav3: max(1, int(w / 135 * 250)); random takes the rest
@@ -103,7 +104,7 @@ eq "exl3: 250 rows allocated as exllamav3, grouped, alternating BOS" "$out" yes
 
 check "gptq-wikitext2.sh (pre-encoded)" sh "$ROOT/examples/gptq-wikitext2.sh" -l 512 -o "$T/gptq"
 out=$($PY - "$HERE" "$T/tok/wiki.cal" "$T/gptq/cal_data.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs, packref as ref
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
 docs = [(x["label"], x["id"], x["ids"]) for x in cs.read(sys.argv[2])[1]]
 want = ref.window(docs, 512, 128, 0, False, 1, 2, "none", "none", "eos")
 got = [(x["label"], x["id"], x["ids"], x["mask"], 0) for x in cs.read(sys.argv[3])[1]]
@@ -114,7 +115,7 @@ eq "gptq: 128 windows, seed 0, exact" "$out" yes
 
 check "awq-pileval.sh (pre-encoded)" sh "$ROOT/examples/awq-pileval.sh" -n 40 -o "$T/awq"
 out=$($PY - "$HERE" "$T/tok/web.cal" "$T/awq/cal_data.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs, packref as ref
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
 docs = [(x["label"], x["id"], x["ids"]) for x in cs.read(sys.argv[2])[1]]
 want = ref.concat(docs, 512, None, 1, 2, "doc")
 got = [(x["label"], x["id"], x["ids"], x["mask"], 0) for x in cs.read(sys.argv[3])[1]]
@@ -128,7 +129,7 @@ grep -Eq "[1-9][0-9]* documents dropped" "$T/.out" && ok "awq -S: long documents
 
 check "mix-experiment.sh (pre-encoded)" sh "$ROOT/examples/mix-experiment.sh" -l 64 -n 50 -o "$T/mix"
 out=$($PY - "$HERE" "$T/mix" <<'PYEOF'
-import sys, collections; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys, collections; sys.path.insert(0, sys.argv[1]); import calstream as cs
 c = {m: dict(collections.Counter(x["label"] for x in cs.read("%s/%s/cal_data.cal" % (sys.argv[2], m))[1])) for m in ["prose", "code", "broad"]}
 want = {"prose": {"web": 20, "wiki": 20, "stories": 10}, "code": {"code": 30, "technical": 10, "web": 10},
         "broad": {"web": 9, "wiki": 9, "code": 8, "stories": 8, "multilingual": 8, "technical": 8}}

@@ -3,16 +3,17 @@
 # stratified sampling, determinism across seeds, the EXL2 wiki layout.
 . tests/lib.sh
 HERE=$(cd "$(dirname "$0")/../py" && pwd)
+export PYTHONPATH="$PWD/examples"   # calstream.py (packref.py is in $HERE)
 mk() { # mk OUT META DOCS: META like "vocab=100,bos=1"; DOCS a python list of id lists
   $PY - "$HERE" "$@" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 meta = [tuple(kv.split("=")) for kv in sys.argv[3].split(",") if kv]
 docs = eval(sys.argv[4])
 cs.write(sys.argv[2], meta, [cs.tokens("d%d" % (i % 3), 1000 + i, d) for i, d in enumerate(docs)])
 PYEOF
 }
 dump() { $PY - "$HERE" "$1" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 m, r = cs.read(sys.argv[2])
 for x in r: print(x["label"], x["flags"], " ".join(map(str, x["ids"])), x["mask"] or "")
 PYEOF
@@ -48,7 +49,7 @@ cal-pack -l 6 --bos row --bos-id 7 "$T/a.cal" -o "$T/o.cal"
 eq "--bos-id beats header" "$(dump "$T/o.cal" 2>/dev/null | head -1 | cut -d' ' -f3)" "7"
 mk "$T/text.cal" "" "[]"
 $PY - "$HERE" "$T/text.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 cs.write(sys.argv[2], [], [cs.record(cs.TEXT, "x", 1, b"hello")])
 PYEOF
 expect_fail "TEXT input" 1 'byte [0-9]+: expected TOKENS records, got TEXT' cal-pack -l 4 "$T/text.cal"
@@ -60,7 +61,7 @@ cal-pack -l 8 -n 0 --random-rows 40 --noise-rows 3 --seed 6 "$T/a.cal" >"$T/s3.c
 same "random rows: same seed, same bytes" "$T/s1.cal" "$T/s2.cal"
 if cmp -s "$T/s1.cal" "$T/s3.cal"; then not_ok "random rows: other seed differs"; else ok "random rows: other seed differs"; fi
 out=$($PY - "$HERE" "$T/s1.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs, packref as ref
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
 m, r = cs.read(sys.argv[2])
 rnd = [x for x in r if x["label"] == "random"]; noi = [x for x in r if x["label"] == "noise"]
 rng = ref.Rng(5, "random-rows")
@@ -74,14 +75,14 @@ eq "random rows uniform [0,vocab) by the documented RNG; noise rows flagged" "$o
 
 # stratify: equal draws per bucket, by the documented RNG, input order kept
 $PY - "$HERE" "$T/st.cal" <<'PYEOF'
-import sys, random; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys, random; sys.path.insert(0, sys.argv[1]); import calstream as cs
 r = random.Random(7)
 docs = [[r.randrange(3, 90) for _ in range(r.choice([r.randrange(1, 9), r.randrange(9, 17), r.randrange(17, 60)]))] for _ in range(60)]
 cs.write(sys.argv[2], [("eos", "2"), ("pad", "0")], [cs.tokens("s", i, d) for i, d in enumerate(docs)])
 PYEOF
 check "stratify runs" cal-pack -l 16 --mode doc --stratify 8,16,32 -n 10 --seed 3 "$T/st.cal" -o "$T/o.cal"
 out=$($PY - "$HERE" "$T/st.cal" "$T/o.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs, packref as ref
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
 _, docs = cs.read(sys.argv[2]); _, rows = cs.read(sys.argv[3])
 bounds, n = [8, 16, 32], 10
 bk = lambda l: next((i for i, b in enumerate(bounds[:-1]) if l <= b), len(bounds) - 1)
@@ -103,13 +104,13 @@ eq "stratify: 4/3/3 draws per bucket, exact rows" "$out" yes
 
 # determinism: same seed same bytes, other seed other bytes (window)
 $PY - "$HERE" "$T/big.cal" <<'PYEOF'
-import sys, random; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys, random; sys.path.insert(0, sys.argv[1]); import calstream as cs
 r = random.Random(9)
 cs.write(sys.argv[2], [("vocab", "1000"), ("bos", "1"), ("eos", "2")],
          [cs.tokens("w", r.getrandbits(64), [r.randrange(3, 1000) for _ in range(r.randrange(1, 400))]) for _ in range(200)])
 PYEOF
 recs() { $PY - "$HERE" "$1" >"$2" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 sys.stdout.write("".join(x["raw"].hex() + "\n" for x in cs.read(sys.argv[2])[1]))
 PYEOF
 }
@@ -126,7 +127,7 @@ same "window: stdin same records as file" "$T/w1.r" "$T/w4.r"
 
 # stage line with resolved defaults; metadata carried
 out=$($PY - "$HERE" "$T/w1.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 m, _ = cs.read(sys.argv[2]); print(cs.meta_get(m, "vocab"), cs.meta_get(m, "stage"))
 PYEOF
 )
@@ -134,13 +135,13 @@ case "$out" in "1000 cal-pack "*"--seed 0"*) ok "metadata copied, stage with --s
 
 # EXL2 wiki layout: 4 rows from articles, first 2 without the leading BOS
 $PY - "$HERE" "$T/wiki.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 arts = [[10 + (i % 7)] * (3 + 5 * i % 11) for i in range(40)]
 cs.write(sys.argv[2], [("bos", "1"), ("eos", "2")], [cs.tokens("wiki", i, a) for i, a in enumerate(arts)])
 PYEOF
 cal-pack -l 16 --mode article --bos half --eos doc -n 4 "$T/wiki.cal" -o "$T/o.cal"
 out=$($PY - "$HERE" "$T/wiki.cal" "$T/o.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 _, arts = cs.read(sys.argv[2]); _, rows = cs.read(sys.argv[3])
 # exllamav2 get_standard_calibration, transcribed: BOS+text+EOS per article,
 # whole articles until >= ctx+1, rows r < rows//2 are row[1:ctx+1], else row[:ctx]
@@ -161,7 +162,7 @@ eq "EXL2 wiki rows (transcribed loop)" "$out" yes
 # appended until the row has LENGTH tokens, the rest of the last one dropped
 cal-pack -l 16 --mode article --bos alt --eos alt -n 6 "$T/wiki.cal" -o "$T/o.cal"
 out=$($PY - "$HERE" "$T/wiki.cal" "$T/o.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 _, arts = cs.read(sys.argv[2]); _, rows = cs.read(sys.argv[3])
 # exllamav3 calibration_data.split_art, transcribed
 t_rows, idx, t_row, columns = [], 0, [], 16
@@ -187,7 +188,7 @@ eq "min-tokens concat: first kept document has no separator before it" "$(dump "
 # streaming: -n stops reading, so an endless producer is no problem
 $PY - "$HERE" >"$T/inf.py" <<'PYEOF'
 import sys
-print("import sys; sys.path.insert(0, %r); import packstream as cs" % sys.argv[1])
+print("import sys; sys.path.insert(0, %r); import calstream as cs" % sys.argv[1])
 print("o = sys.stdout.buffer; o.write(cs.header([('vocab', '9')]))")
 print("i = 0\nwhile True:\n    o.write(cs.tokens('x', i, [i % 9] * 7)); i += 1")
 PYEOF
@@ -195,7 +196,7 @@ check "endless input, -n 3: ends" sh -c "$PY '$T/inf.py' 2>/dev/null | timeout 2
 eq "endless input: 3 rows" "$(dump "$T/o.cal" | wc -l)" 3
 # a stream with a header and no records
 $PY - "$HERE" "$T/empty.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 cs.write(sys.argv[2], [("vocab", "9"), ("eos", "1")], [])
 PYEOF
 check "no records: concat gives no rows" cal-pack -l 4 "$T/empty.cal" -o "$T/o.cal"

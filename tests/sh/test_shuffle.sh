@@ -3,8 +3,9 @@
 # (spilling forced with a tiny -S), seeded; --window; --segments.
 . tests/lib.sh
 HERE=$(cd "$(dirname "$0")/../py" && pwd)
+export PYTHONPATH="$PWD/examples"   # calstream.py (packref.py is in $HERE)
 $PY - "$HERE" "$T/in.cal" <<'PYEOF'
-import sys, random; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys, random; sys.path.insert(0, sys.argv[1]); import calstream as cs
 r = random.Random(5)
 recs = []
 for i in range(3000):
@@ -15,7 +16,7 @@ for i in range(3000):
 cs.write(sys.argv[2], [("tokenizer", "t"), ("vocab", "1000")], recs)
 PYEOF
 recs() { $PY - "$HERE" "$@" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 for f in sys.argv[2:]:
     sys.stdout.write("".join(x["raw"].hex() + "\n" for x in cs.read(f)[1]))
 PYEOF
@@ -30,7 +31,7 @@ same "result independent of -S (4K)" "$T/m.cal" "$T/s2.cal"
 recs "$T/in.cal" | sort >"$T/a"; recs "$T/m.cal" | sort >"$T/b"
 same "a permutation (same multiset of records)" "$T/a" "$T/b"
 out=$($PY - "$HERE" "$T/in.cal" "$T/m.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs, packref as ref
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
 _, a = cs.read(sys.argv[2]); _, b = cs.read(sys.argv[3])
 order = ref.shuffle_order(len(a), 7)
 print("yes" if [x["raw"] for x in b] == [a[i]["raw"] for i in order] else "no")
@@ -47,7 +48,7 @@ case "$rc:$(cat "$T/e")" in 1:*"cannot create a temporary file"*) ok "unwritable
 
 # uniformity: over 600 seeds, the first record of 4 lands in each position ~150 times
 $PY - "$HERE" "$T/four.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 cs.write(sys.argv[2], [], [cs.tokens("x", i, [i]) for i in range(4)])
 PYEOF
 out=$($PY - "$HERE" <<'PYEOF'
@@ -69,7 +70,7 @@ if cmp -s "$T/a" "$T/b"; then not_ok "window 10 reorders"; else ok "window 10 re
 cal-shuffle --window 1 "$T/in.cal" -o "$T/w1.cal"; recs "$T/w1.cal" >"$T/b"
 same "window 1 keeps order" "$T/a" "$T/b"
 out=$($PY - "$HERE" "$T/in.cal" "$T/w.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 _, a = cs.read(sys.argv[2]); _, b = cs.read(sys.argv[3])
 pos = {x["raw"]: i for i, x in enumerate(a)}
 # a record can only come out after its input position - W + 1 records were read
@@ -80,12 +81,12 @@ eq "window: displacement bounded by W" "$out" yes
 
 # --segments K -n ROWS -l LENGTH (EXL2 shuffled rows)
 $PY - "$HERE" "$T/tok.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 cs.write(sys.argv[2], [("vocab", "5000")], [cs.tokens("ml", 77 + i, list(range(i * 1000, i * 1000 + 700))) for i in range(3)])
 PYEOF
 check "segments with replacement" cal-shuffle --segments 8 -n 20 -l 30 --seed 69420 "$T/tok.cal" -o "$T/g.cal"
 out=$($PY - "$HERE" "$T/tok.cal" "$T/g.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs, packref as ref
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
 _, a = cs.read(sys.argv[2]); _, b = cs.read(sys.argv[3])
 toks = sum((x["ids"] for x in a), [])
 nseg, rng, want = len(toks) // 8, ref.Rng(69420, "segments"), []
@@ -100,7 +101,7 @@ PYEOF
 eq "segments: rows of drawn K-token segments (documented RNG)" "$out" yes
 check "segments without replacement" cal-shuffle --segments 8 -n 65 -l 32 --no-replace "$T/tok.cal" -o "$T/g.cal"
 out=$($PY - "$HERE" "$T/g.cal" <<'PYEOF'
-import sys; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 _, b = cs.read(sys.argv[2])
 segs = [tuple(x["ids"][i:i + 8]) for x in b for i in range(0, 32, 8)]
 print("yes" if len(segs) == 260 and len(set(segs)) == 260 and all(s[0] % 8 == s[0] % 1000 % 8 for s in segs) else "no")
@@ -112,7 +113,7 @@ expect_fail "segments need -n -l" 2 'needs -n ROWS and -l LENGTH' cal-shuffle --
 
 # --by-id: shards concatenated in any order shuffle like the whole stream
 $PY - "$HERE" "$T" <<'PYEOF'
-import sys, random; sys.path.insert(0, sys.argv[1]); import packstream as cs
+import sys, random; sys.path.insert(0, sys.argv[1]); import calstream as cs
 r = random.Random(11)
 recs = [cs.tokens("s", r.getrandbits(64), [r.randrange(100) for _ in range(r.randrange(1, 30))]) for _ in range(500)]
 meta = [("tokenizer_fp", "00000000000000aa")]
@@ -125,7 +126,7 @@ cat "$T/sh2.cal" "$T/sh0.cal" "$T/sh1.cal" | cal-shuffle --by-id --seed 2 -S 8K 
 recs "$T/w.cal" >"$T/a"; recs "$T/s.cal" >"$T/b"
 same "--by-id: shards in any order, same records in the same order" "$T/a" "$T/b"
 out=$($PY - "$HERE" "$T/whole.cal" "$T/w.cal" <<'PYEOF'
-import sys, struct; sys.path.insert(0, sys.argv[1]); import packstream as cs, packref as ref
+import sys, struct; sys.path.insert(0, sys.argv[1]); import calstream as cs, packref as ref
 _, a = cs.read(sys.argv[2]); _, b = cs.read(sys.argv[3])
 order = sorted(range(len(a)), key=lambda i: (ref.h(struct.pack("<Q", a[i]["id"]), 2), i))
 print("yes" if [x["raw"] for x in b] == [a[i]["raw"] for i in order] else "no")

@@ -145,10 +145,24 @@ static void add_arg(cal_buf *b, const char *a) {
     cal_buf_addc(b, '\'');
 }
 
+/* The output name never changes the records, so it is left out: the same
+ * pipeline then writes the same bytes whatever file it writes to. */
+static int output_opt(int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+        if (*i + 1 < argc) ++*i;
+        return 1;
+    }
+    return !strncmp(a, "--output=", 9) || (a[0] == '-' && a[1] == 'o' && a[2]);
+}
+
 void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra) {
     cal_buf b = {0};
     cal_buf_add(&b, cal_progname(), strlen(cal_progname()));
+    int operands = 0;
     for (int i = 1; i < argc; i++) {
+        if (!operands && !strcmp(argv[i], "--")) operands = 1;
+        else if (!operands && output_opt(argc, argv, &i)) continue;
         cal_buf_addc(&b, ' ');
         add_arg(&b, argv[i]);
     }

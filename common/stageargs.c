@@ -31,11 +31,6 @@ void cal_add_stage_without(cal_meta *m, int argc, char **argv, const char *extra
     free(v);
 }
 
-void cal_add_stage_no_output(cal_meta *m, int argc, char **argv, const char *extra) {
-    static const char *const drop[] = {"-o", "--output", NULL};
-    cal_add_stage_without(m, argc, argv, extra, drop);
-}
-
 int cal_arg_given(int argc, char **argv, const char *lng, const char *shrt) {
     size_t n = strlen(lng);
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)

@@ -6,9 +6,7 @@
 
 #include "stream.h"
 
-/* Appends the stage line for argv minus "-o FILE"/"--output FILE" forms. */
-void cal_add_stage_no_output(cal_meta *m, int argc, char **argv, const char *extra);
-/* Same, minus every option in drop (NULL-terminated; each takes a value:
+/* The stage line (cal_meta_add_stage, which drops -o itself) minus every option in drop (NULL-terminated; each takes a value:
  * "-S" drops "-S 1M" and "-S1M", "--buffer-size" drops both its forms). */
 void cal_add_stage_without(cal_meta *m, int argc, char **argv, const char *extra, const char *const *drop);
 

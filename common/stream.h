@@ -82,7 +82,8 @@ void cal_meta_copy(cal_meta *dst, const cal_meta *src);              /* dst := s
  * missing; stage lines are appended when not already present. 1 on success. */
 int cal_meta_merge(cal_meta *dst, const cal_meta *src, char *err, size_t errlen);
 /* Appends stage="PROG ARGS..." from argv (arguments joined with spaces,
- * shell-quoted when needed). Extra resolved defaults can follow in `extra`
+ * shell-quoted when needed), leaving out -o/--output FILE: an output name
+ * never changes the records. Extra resolved defaults can follow in `extra`
  * (e.g. "--seed 0"), or NULL. */
 void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra);
 int cal_meta_equal(const cal_meta *a, const cal_meta *b);

@@ -9,12 +9,6 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${CAL_BIN:-}" ]; then PATH="$CAL_BIN:$PATH"; export PATH  # the test suite's build
 elif [ -x "$ROOT/bin/cal-pack" ]; then PATH="$ROOT/bin:$PATH"; export PATH; fi
 TOK=${CAL_TOKENIZER:-llama3}  # by name: the stage lines then name no local path
-# cal-encode finds a name in $CAL_TOKENIZERS; point it at this tree's fetched
-# tokenizers, which it cannot find from binaries elsewhere (SANITIZE=1 builds)
-# or from the work directory the recipes run in.
-if [ -z "${CAL_TOKENIZERS:-}" ] && [ -d "$ROOT/build/tokenizers" ]; then
-  CAL_TOKENIZERS=$ROOT/build/tokenizers; export CAL_TOKENIZERS
-fi
 SEED=0
 LENGTH=2048
 

@@ -279,7 +279,7 @@ int main(int argc, char **argv) {
     char extra[64] = "";
     if (!grouped && !cal_arg_given(argc, argv, "--seed", NULL))
         snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)seed);
-    cal_add_stage_no_output(m, argc, argv, *extra ? extra : NULL);
+    cal_meta_add_stage(m, argc, argv, *extra ? extra : NULL);
 
     cal_progress prog;
     cal_progress_init(&prog, progress);

@@ -83,7 +83,7 @@ static void parse_args(options *o, int argc, char **argv) {
             exit(0);
         } else if (!strcmp(a, "--version")) cal_print_version();
         else if (opt(argc, argv, &i, "-t", "--tokenizer", &val)) o->tokenizer = val;
-        else if (opt(argc, argv, &i, "-o", "--output", &val)) o->out = val, drop = 1;
+        else if (opt(argc, argv, &i, "-o", "--output", &val)) o->out = val;
         else if (opt(argc, argv, &i, NULL, "--add-special", NULL)) o->flags |= CAL_TOK_ADD_SPECIAL;
         else if (opt(argc, argv, &i, NULL, "--parse-special", NULL)) o->flags |= CAL_TOK_PARSE_SPECIAL;
         else if (opt(argc, argv, &i, "-j", "--threads", &val))

@@ -498,7 +498,7 @@ int main(int argc, char **argv) {
         x += (size_t)snprintf(extra + x, sizeof extra - x, " --eos-id %lld", (long long)o.eos);
     if (need_pad && !cal_arg_given(argc, argv, "--pad-id", NULL))
         x += (size_t)snprintf(extra + x, sizeof extra - x, " --pad-id %lld", (long long)o.pad);
-    cal_add_stage_no_output(cal_writer_meta(w), argc, argv, x ? extra + 1 : NULL);
+    cal_meta_add_stage(cal_writer_meta(w), argc, argv, x ? extra + 1 : NULL);
     cal_rng_init2(&rng, o.seed, o.nstrata ? "stratify" : "window");
     cal_progress_init(&prog, o.progress);
 

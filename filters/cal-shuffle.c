@@ -236,7 +236,7 @@ int main(int argc, char **argv) {
     size_t spills = 0;
     if (o.seg || o.window) {
         cal_meta_copy(cal_writer_meta(w), cal_reader_meta(r));
-        cal_add_stage_no_output(cal_writer_meta(w), argc, argv, *extra ? extra : NULL);
+        cal_meta_add_stage(cal_writer_meta(w), argc, argv, *extra ? extra : NULL);
         if (o.seg) segments(r, w);
         else shuffle_window(r, w);
     } else {

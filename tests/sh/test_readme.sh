@@ -11,9 +11,9 @@ done
 [ -f build/tokenizers/llama3/tokenizer.json ] || { skip "README gallery" "llama3 missing (make tokenizers)"; exit 0; }
 [ -f build/corpora/wiki.jsonl.zst ] || { skip "README gallery" "corpora missing (make corpora)"; exit 0; }
 ROOT=$PWD
-# The tests run in $T; the sanitizer build's programs live in build/bin-san,
-# so say where the fetched tokenizers and corpora are (names still resolve).
-export CAL_TOKENIZERS="$ROOT/build/tokenizers" CAL_CORPORA="$ROOT/build/corpora"
+# The tests run in $T: tokenizer and corpus names must resolve beside the
+# programs (bin/ or build/bin-san/), as they do for a user.
+unset CAL_TOKENIZERS CAL_CORPORA
 cd "$T" || exit 1
 
 # Inputs: the first wiki articles, as JSONL, as a wikitext-2 raw file and as

@@ -296,6 +296,18 @@ static void test_meta_rules(void) {
     cal_meta_free(&c);
 }
 
+/* The stage line leaves out the output name in every form, but not after "--". */
+static void test_stage_line(void) {
+    char *argv[] = {"x", "-l", "8", "-o", "out.cal", "--output=o2", "-oo3", "--output", "o4", "in.cal", "--", "-o", NULL};
+    cal_meta m = {0};
+    cal_meta_add_stage(&m, 12, argv, "--seed 0");
+    const char *got = cal_meta_get(&m, "stage");
+    char want[64];
+    snprintf(want, sizeof want, "%s -l 8 in.cal -- -o --seed 0", cal_progname());
+    CHECK(got && !strcmp(got, want), "stage line without -o/--output forms: %s", got ? got : "(none)");
+    cal_meta_free(&m);
+}
+
 static void test_rng(void) {
     cal_rng r;
     cal_rng_init(&r, 0);
@@ -356,6 +368,7 @@ int main(void) {
     test_layout();
     test_files_and_memory();
     test_meta_rules();
+    test_stage_line();
     test_rng();
     const char *names[] = {"layout.cal", "all.cal", "copy.cal", "empty.cal", "b.cal", "c.cal"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(path_of(names[i]));

@@ -1,7 +1,6 @@
-/* hessian.c - block accumulation of X^T X with dsyrk on a worker thread, and
+/* hessian.c - block accumulation of X^T X (psyrk.c does the BLAS work) and
  * exact per-channel statistics. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,22 +8,18 @@
 #include <cblas.h>
 
 #include "hessian.h"
+#include "psyrk.h"
 #include "stream.h"
 #include "util.h"
 
 struct cal_hess {
     cal_hess_stats *s;
+    cal_psyrk *p;
     size_t block;          /* rows per block */
-    double *buf[2];        /* the block being filled and the one being added */
-    int cur;               /* index of the block being filled */
-    size_t rows;           /* rows filled in buf[cur] */
-    /* worker */
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    double *job;           /* block handed to the worker, or NULL */
-    size_t job_rows;
-    int stop, started;
+    size_t ld;             /* row stride of the blocks and of H until finish */
+    int finished;
+    double *cur;           /* the block being filled */
+    size_t rows;           /* rows filled in it */
 };
 
 cal_hess_stats *cal_hess_stats_new(size_t d) {
@@ -48,44 +43,7 @@ void cal_hess_stats_free(cal_hess_stats *s) {
     free(s);
 }
 
-/* H(lower, row-major) += B^T B for a block B of rows x d: in BLAS's
- * column-major view B is d x rows, so this is C = B B^T, upper. */
-static void add_block(cal_hess_stats *s, const double *b, size_t rows) {
-    if (!rows) return;
-    cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, (int)s->d, (int)rows, 1.0, b, (int)s->d,
-                1.0, s->H, (int)s->d);
-}
-
-static void *worker(void *arg) {
-    cal_hess *h = arg;
-    pthread_mutex_lock(&h->mu);
-    for (;;) {
-        while (!h->job && !h->stop) pthread_cond_wait(&h->cv, &h->mu);
-        if (!h->job) break;
-        double *b = h->job;
-        size_t n = h->job_rows;
-        pthread_mutex_unlock(&h->mu);
-        add_block(h->s, b, n);
-        pthread_mutex_lock(&h->mu);
-        h->job = NULL;
-        pthread_cond_broadcast(&h->cv);
-    }
-    pthread_mutex_unlock(&h->mu);
-    return NULL;
-}
-
-/* An error exit (cal_die) while the worker is inside the BLAS races with
- * OpenBLAS's own shutdown at exit and can hang it: let the block finish. */
-static cal_hess *active;
-static void quiesce(void) {
-    cal_hess *h = active;
-    if (!h) return;
-    pthread_mutex_lock(&h->mu);
-    while (h->job) pthread_cond_wait(&h->cv, &h->mu);
-    pthread_mutex_unlock(&h->mu);
-}
-
-cal_hess *cal_hess_new(size_t d, size_t block_rows) {
+cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads) {
     if (d == 0 || d > (1u << 20)) cal_die("vector width %zu is out of range", d);
     cal_hess *h = cal_xcalloc(1, sizeof *h);
     h->s = cal_hess_stats_new(d);
@@ -95,31 +53,24 @@ cal_hess *cal_hess_new(size_t d, size_t block_rows) {
         if (block_rows > 4096) block_rows = 4096;
     }
     h->block = block_rows;
-    h->buf[0] = cal_xmalloc(block_rows * d * sizeof(double));
-    h->buf[1] = cal_xmalloc(block_rows * d * sizeof(double));
-    pthread_mutex_init(&h->mu, NULL);
-    pthread_cond_init(&h->cv, NULL);
-    if (pthread_create(&h->th, NULL, worker, h)) cal_die("cannot start a thread");
-    h->started = 1;
-    active = h;
-    cal_atexit_cleanup(quiesce);
+    h->ld = cal_psyrk_ld(d);
+    free(h->s->H); /* padded rows while accumulating; cal_hess_finish packs them */
+    h->s->H = cal_xcalloc(d * h->ld, sizeof(double));
+    h->p = cal_psyrk_new(d, block_rows, threads, h->s->H);
+    h->cur = cal_psyrk_block(h->p);
     return h;
 }
 
+int cal_hess_threads(const cal_hess *h) { return cal_psyrk_threads(h->p); }
+
 size_t cal_hess_block_rows(const cal_hess *h) { return h->block; }
 
-double *cal_hess_row(cal_hess *h) { return h->buf[h->cur] + h->rows * h->s->d; }
+double *cal_hess_row(cal_hess *h) { return h->cur + h->rows * h->ld; }
 
-/* Hands the filled block to the worker (after it finished the previous one)
- * and switches to the other buffer. */
+/* Hands the filled block to the workers and moves on to a free one. */
 static void dispatch(cal_hess *h) {
-    pthread_mutex_lock(&h->mu);
-    while (h->job) pthread_cond_wait(&h->cv, &h->mu);
-    h->job = h->buf[h->cur];
-    h->job_rows = h->rows;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-    h->cur ^= 1;
+    cal_psyrk_submit(h->p, h->rows);
+    h->cur = cal_psyrk_block(h->p);
     h->rows = 0;
 }
 
@@ -153,41 +104,28 @@ void cal_hess_commit_weighted(cal_hess *h, uint64_t c) {
     if (++h->rows == h->block) dispatch(h);
 }
 
-static void stop_worker(cal_hess *h) {
-    if (!h->started) return;
-    pthread_mutex_lock(&h->mu);
-    while (h->job) pthread_cond_wait(&h->cv, &h->mu);
-    h->stop = 1;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-    pthread_join(h->th, NULL);
-    h->started = 0;
-    if (active == h) active = NULL;
-}
-
 cal_hess_stats *cal_hess_finish(cal_hess *h) {
     if (h->rows) dispatch(h);
-    stop_worker(h);
+    cal_psyrk_wait(h->p);
     cal_hess_stats *s = h->s;
-    size_t d = s->d;
-    /* dsyrk filled the row-major lower triangle; mirror it in tiles so that
-     * the strided reads stay in cache. */
+    size_t d = s->d, ld = h->ld;
+    if (h->finished) return s;
+    /* The BLAS filled the row-major lower triangle; mirror it in tiles so that
+     * the strided reads stay in cache, then close up the padded rows. */
     const size_t B = 64;
     for (size_t i0 = 0; i0 < d; i0 += B)
         for (size_t j0 = i0; j0 < d; j0 += B)
             for (size_t i = i0; i < i0 + B && i < d; i++)
                 for (size_t j = j0 > i + 1 ? j0 : i + 1; j < j0 + B && j < d; j++)
-                    s->H[i * d + j] = s->H[j * d + i];
+                    s->H[i * ld + j] = s->H[j * ld + i];
+    for (size_t i = 1; i < d; i++) memmove(s->H + i * d, s->H + i * ld, d * sizeof(double));
+    h->finished = 1;
     return s;
 }
 
 void cal_hess_free(cal_hess *h) {
     if (!h) return;
-    stop_worker(h);
-    pthread_mutex_destroy(&h->mu);
-    pthread_cond_destroy(&h->cv);
-    free(h->buf[0]);
-    free(h->buf[1]);
+    cal_psyrk_free(h->p);
     cal_hess_stats_free(h->s);
     free(h);
 }

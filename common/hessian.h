@@ -1,12 +1,12 @@
 /* hessian.h - exact accumulation of H = sum x x^T and per-channel statistics.
  *
  * Rows are written into a block of float64 (cal_hess_row), committed one at a
- * time (cal_hess_commit), and each full block goes to a worker thread that
- * adds it into H with OpenBLAS dsyrk while the caller fills the next block.
+ * time (cal_hess_commit), and each full block goes to worker threads that
+ * add it into H (psyrk.h) while the caller fills the next block.
  * Everything is kept as exact float64 sums plus counts; scaling happens only
  * on output, so results from shards add up exactly.
  *
- *     cal_hess *h = cal_hess_new(d, 0);
+ *     cal_hess *h = cal_hess_new(d, 0, 0);
  *     double *x = cal_hess_row(h); ...fill d values...; cal_hess_commit(h);
  *     cal_hess_finish(h);           // H, sum, ... final (H symmetric, full)
  *     cal_hess_free(h);
@@ -29,8 +29,10 @@ typedef struct {
 
 typedef struct cal_hess cal_hess;
 
-/* block_rows 0 = a default sized for the BLAS (about 16 MB per block). */
-cal_hess *cal_hess_new(size_t d, size_t block_rows);
+/* block_rows 0 = a default sized for the BLAS (about 32 MB per block);
+ * threads 0 = one worker per online CPU. */
+cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads);
+int cal_hess_threads(const cal_hess *h);
 size_t cal_hess_block_rows(const cal_hess *h);
 /* The next free row (d doubles); valid until cal_hess_commit. */
 double *cal_hess_row(cal_hess *h);

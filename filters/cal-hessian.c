@@ -9,12 +9,13 @@
 #include "hessian.h"
 #include "imatrix_gguf.h"
 #include "safetensors.h"
+#include "stageargs.h"
 #include "stream.h"
 
 static const char usage[] =
     "Usage: cal-hessian [OPTIONS] -o OUT.safetensors [FILE...]\n"
     "       cal-hessian --merge [OPTIONS] -o OUT.safetensors IN.safetensors...\n"
-    "Accumulate H = sum x x^T (float64, OpenBLAS dsyrk) and per-channel statistics\n"
+    "Accumulate H = sum x x^T (float64, OpenBLAS on tiles) and per-channel statistics\n"
     "of the vectors in the input streams (default stdin): VECTORS records, or\n"
     "TOKENS/ROW records turned into embedding rows with --embed.\n"
     "\n"
@@ -36,7 +37,7 @@ static const char usage[] =
     "  --imatrix FILE         also write llama.cpp's imatrix GGUF for one tensor\n"
     "  --imatrix-name NAME    the tensor name in the imatrix (required with --imatrix)\n"
     "  --block N              rows per BLAS block (default: about 32 MB of float64)\n"
-    "  --threads N            BLAS threads (default: OpenBLAS's own choice)\n"
+    "  --threads N            worker threads (default: one per CPU; same result for any N)\n"
     "  -v, --verbose          one-line summary on stderr\n"
     "  --progress             progress on stderr\n"
     "  -h, --help             this help\n"
@@ -156,7 +157,7 @@ static void vectors(run *R, cal_reader *r, const cal_rec *rec) {
     cal_vec_view v = cal_vectors(rec);
     if (!R->h) {
         R->d = v.d;
-        R->h = cal_hess_new(v.d, R->o->block);
+        R->h = cal_hess_new(v.d, R->o->block, R->o->threads);
     } else if (v.d != R->d) {
         cal_reader_die(r, rec, "VECTORS record has d = %u, earlier records have d = %zu", v.d, R->d);
     }
@@ -263,6 +264,12 @@ static void distinct_tokens(run *R) {
 }
 
 /* ---- output ------------------------------------------------------------- */
+/* The stage line without --threads: the result is the same for any count. */
+static void add_stage(cal_meta *m, int argc, char **argv, const char *extra) {
+    static const char *const drop[] = {"--threads", NULL};
+    cal_add_stage_without(m, argc, argv, extra, drop);
+}
+
 /* The shortest %g form that reads back as the same double. */
 static const char *fmt_double(double x, char *buf, size_t n) {
     for (int p = 6; p <= 17; p++) {
@@ -438,7 +445,7 @@ static void merge(const opts *o, int argc, char **argv) {
         c.skipped += (uint64_t)i64_of(f, "skipped");
         cal_st_close(f);
     }
-    cal_meta_add_stage(&meta, argc, argv, NULL);
+    add_stage(&meta, argc, argv, NULL);
     write_result(o, s, &c, &meta, o->in, o->nin);
     if (o->verbose)
         fprintf(stderr, "cal-hessian: merged %zu results: d %zu, %.0f tokens, %llu rows\n", o->nin, s->d,
@@ -469,7 +476,7 @@ int main(int argc, char **argv) {
     if (o.embed) {
         R.e = cal_embed_open(o.embed, o.rmsnorm, o.eps);
         R.d = cal_embed_dim(R.e);
-        R.h = cal_hess_new(R.d, o.block);
+        R.h = cal_hess_new(R.d, o.block, o.threads);
         if (!o.per_position) R.tok = cal_xcalloc(cal_embed_vocab(R.e), sizeof *R.tok);
     }
     for (size_t k = 0; k < nin; k++) read_input(&R, in[k]);
@@ -485,7 +492,7 @@ int main(int argc, char **argv) {
     if (o.rmsnorm) cal_buf_addf(&extra, " --eps %s", fmt_double(o.eps, num, sizeof num));
     if (o.embed) cal_meta_set(&R.meta, "hessian_input", cal_embed_tensor(R.e));
     if (o.gptq_inverse) cal_buf_addf(&extra, " --damp %s", fmt_double(o.damp, num, sizeof num));
-    cal_meta_add_stage(&R.meta, argc, argv, extra.p);
+    add_stage(&R.meta, argc, argv, extra.p);
     cal_buf_free(&extra);
     const char *const *ds = in;
     static const char *const stdin_ds[] = {"stdin"};
@@ -495,10 +502,10 @@ int main(int argc, char **argv) {
         double n = s->count, d = (double)R.d, sec = t1 - t0;
         fprintf(stderr,
                 "cal-hessian: d %zu, %.0f vectors, %llu rows, %llu padding, %llu noise rows, %llu skipped, "
-                "%.2f s, %.1f GFLOP/s (%s kernels)\n",
+                "%.2f s, %.1f GFLOP/s on %d threads (%s kernels)\n",
                 R.d, n, (unsigned long long)R.c.rows, (unsigned long long)R.c.padding,
                 (unsigned long long)R.c.noise_rows, (unsigned long long)R.c.skipped, sec,
-                sec > 0 ? n * d * (d + 1) / sec / 1e9 : 0, cal_blas_core());
+                sec > 0 ? n * d * (d + 1) / sec / 1e9 : 0, cal_hess_threads(R.h), cal_blas_core());
     }
     cal_hess_free(R.h);
     cal_embed_close(R.e);

@@ -52,8 +52,10 @@ static void load_row(const cal_st_tensor *t, int dt, size_t i, size_t d, double 
     cal_decode_row(t->data + i * d * cal_dtype_size(dt), dt, d, out);
 }
 
-/* Tries the known names, then (for a single file) any name with a known
- * suffix. */
+/* Tries the known names, then any tensor whose name ends in a known suffix,
+ * from the model's name list (a single file or a sharded index alike). More
+ * than one such tensor is an error listing them rather than a guess: e.g. a
+ * text and a vision embedding give different Hessians. */
 static const cal_st_tensor *find_default(cal_st_model *m, const char *path, const char **name) {
     for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
         const cal_st_tensor *t = cal_st_model_find(m, known[i], NULL);
@@ -62,28 +64,25 @@ static const cal_st_tensor *find_default(cal_st_model *m, const char *path, cons
             return t;
         }
     }
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !ends_with(path, ".json")) {
-        cal_st_file *f = cal_st_open(path);
-        const char *hit = NULL;
-        for (size_t i = 0; i < cal_st_count(f) && !hit; i++)
-            for (size_t k = 0; k < sizeof suffixes / sizeof *suffixes; k++)
-                if (ends_with(cal_st_tensor_at(f, i)->name, suffixes[k])) {
-                    hit = cal_st_tensor_at(f, i)->name;
-                    break;
-                }
-        if (hit) {
-            const cal_st_tensor *t = cal_st_model_find(m, hit, NULL);
-            *name = t ? t->name : NULL;
-            cal_st_close(f);
-            if (t) return t;
-        } else {
-            cal_st_close(f);
-        }
+    const char *hit = NULL;
+    size_t nhit = 0;
+    cal_buf list = {0};
+    for (size_t i = 0; i < cal_st_model_count(m); i++) {
+        const char *s = cal_st_model_name_at(m, i);
+        for (size_t k = 0; k < sizeof suffixes / sizeof *suffixes; k++)
+            if (ends_with(s, suffixes[k])) {
+                if (!nhit++) hit = s;
+                if (nhit <= 5) cal_buf_addf(&list, "%s'%s'", nhit > 1 ? ", " : "", s);
+                break;
+            }
     }
-    /* Dies naming the closest tensor. */
-    *name = known[0];
-    return cal_st_model_get(m, known[0]);
+    if (nhit > 1)
+        cal_die("%s: %zu tensors could be the embedding (%s%s); name one as MODEL:TENSOR", path, nhit,
+                list.p, nhit > 5 ? ", ..." : "");
+    cal_buf_free(&list);
+    /* Without a hit, dies naming the names close to the usual one. */
+    *name = hit ? hit : known[0];
+    return cal_st_model_get(m, *name);
 }
 
 cal_embed *cal_embed_open(const char *spec, const char *rmsnorm, double eps) {

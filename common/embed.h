@@ -12,9 +12,10 @@ typedef struct cal_embed cal_embed;
 /* spec is MODEL or MODEL:TENSOR; MODEL is a .safetensors file, an
  * index.json of a sharded checkpoint, or a directory holding either. Without
  * TENSOR the usual embedding names are tried (model.embed_tokens.weight,
- * transformer.wte.weight, tok_embeddings.weight, ... and any tensor whose
- * name ends in one of them). rmsnorm names the RMSNorm weight (NULL: none).
- * Dies with the close names when a tensor is missing. */
+ * transformer.wte.weight, tok_embeddings.weight, ...), then the one tensor
+ * whose name ends in embed_tokens.weight, wte.weight or tok_embeddings.weight
+ * (several such is an error naming them). rmsnorm names the RMSNorm weight
+ * (NULL: none). Dies with the close names when a tensor is missing. */
 cal_embed *cal_embed_open(const char *spec, const char *rmsnorm, double eps);
 size_t cal_embed_vocab(const cal_embed *e);
 size_t cal_embed_dim(const cal_embed *e);

@@ -290,28 +290,48 @@ static size_t edit_distance(const char *a, const char *b) {
     return d;
 }
 
-const char *cal_st_suggest(const char *const *names, size_t n, const char *name) {
-    const char *best = NULL;
-    size_t best_len = SIZE_MAX;
-    /* "embed_tokens.weight" should find "model.embed_tokens.weight". */
-    if (*name)
-        for (size_t i = 0; i < n; i++)
-            if (strstr(names[i], name) && strlen(names[i]) < best_len)
-                best = names[i], best_len = strlen(names[i]);
-    if (best) return best;
-    size_t limit = strlen(name) / 3 + 1, best_d = SIZE_MAX;
+/* A close name: rank 0 contains the name asked for (key: its length),
+ * rank 1 is near it (key: the edit distance). */
+typedef struct {
+    const char *s;
+    int rank;
+    size_t key;
+} close_name;
+
+static int by_closeness(const void *a, const void *b) {
+    const close_name *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank - y->rank;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return strcmp(x->s, y->s);
+}
+
+size_t cal_st_suggest(const char *const *names, size_t n, const char *name, const char **out, size_t k) {
+    close_name *c = cal_xcalloc(n + 1, sizeof *c);
+    size_t nc = 0, limit = strlen(name) / 3 + 1;
     for (size_t i = 0; i < n; i++) {
+        /* "embed_tokens.weight" should find "model.embed_tokens.weight". */
+        if (*name && strstr(names[i], name)) {
+            c[nc++] = (close_name){names[i], 0, strlen(names[i])};
+            continue;
+        }
         size_t d = edit_distance(names[i], name);
-        if (d <= limit && d < best_d) best = names[i], best_d = d;
+        if (d <= limit) c[nc++] = (close_name){names[i], 1, d};
     }
-    return best;
+    qsort(c, nc, sizeof *c, by_closeness);
+    if (nc > k) nc = k;
+    for (size_t i = 0; i < nc; i++) out[i] = c[i].s;
+    free(c);
+    return nc;
 }
 
 static const char *hint(const char *const *names, size_t n, const char *name) {
-    static char buf[512];
-    const char *s = cal_st_suggest(names, n, name);
-    if (!s) return "";
-    snprintf(buf, sizeof buf, "; did you mean '%s'?", s);
+    /* Each name is cut at 300 bytes, so three always fit. */
+    static char buf[16 + CAL_ST_NCLOSE * 306];
+    const char *s[CAL_ST_NCLOSE];
+    size_t k = cal_st_suggest(names, n, name, s, CAL_ST_NCLOSE), len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < k; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s'%.300s'", i ? ", " : "; close names: ", s[i]);
     return buf;
 }
 
@@ -330,6 +350,7 @@ struct cal_st_model {
     char **shard;        /* distinct shard paths */
     cal_st_file **open;  /* opened lazily */
     size_t nshard;
+    int index;           /* from a model.safetensors.index.json */
     char **wname;        /* weight_map: tensor name -> shard index */
     size_t *wshard;
     size_t nw;
@@ -363,6 +384,7 @@ static void load_index(cal_st_model *m, const char *index) {
     if (!root) cal_die_at(index, (uint64_t)je.position, "bad JSON: %s", je.text);
     json_t *wm = json_object_get(root, "weight_map");
     if (!json_is_object(wm)) cal_die_at(index, 0, "no \"weight_map\" object");
+    m->index = 1;
     char *dir = cal_xstrdup(index);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0;
@@ -410,7 +432,7 @@ static cal_st_file *shard(cal_st_model *m, size_t i) {
 }
 
 const cal_st_tensor *cal_st_model_find(cal_st_model *m, const char *name, const char **file) {
-    if (m->nw) {
+    if (m->index) {
         for (size_t i = 0; i < m->nw; i++)
             if (strcmp(m->wname[i], name) == 0) {
                 if (file) *file = m->shard[m->wshard[i]];
@@ -426,12 +448,23 @@ const cal_st_tensor *cal_st_model_find(cal_st_model *m, const char *name, const 
     return t;
 }
 
+size_t cal_st_model_count(const cal_st_model *m) { return m->index ? m->nw : cal_st_count(m->open[0]); }
+
+const char *cal_st_model_name_at(const cal_st_model *m, size_t i) {
+    if (m->index) return i < m->nw ? m->wname[i] : NULL;
+    const cal_st_tensor *t = cal_st_tensor_at(m->open[0], i);
+    return t ? t->name : NULL;
+}
+
 const cal_st_tensor *cal_st_model_get(cal_st_model *m, const char *name) {
     const cal_st_tensor *t = cal_st_model_find(m, name, NULL);
     if (t) return t;
-    if (m->nw) cal_die("%s: no tensor '%s'%s", m->path, name,
-                       hint((const char *const *)m->wname, m->nw, name));
-    cal_die("%s: no tensor '%s'%s", m->path, name, cal_st_hint(shard(m, 0), name));
+    size_t n = cal_st_model_count(m);
+    const char **names = cal_xcalloc(n + 1, sizeof *names);
+    for (size_t i = 0; i < n; i++) names[i] = cal_st_model_name_at(m, i);
+    const char *h = hint(names, n, name);
+    free(names);
+    cal_die("%s: no tensor '%s'%s", m->path, name, h);
 }
 
 void cal_st_model_close(cal_st_model *m) {

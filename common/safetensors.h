@@ -61,11 +61,15 @@ const char *cal_st_name(const cal_st_file *f);
 size_t cal_st_count(const cal_st_file *f);
 const cal_st_tensor *cal_st_tensor_at(const cal_st_file *f, size_t i); /* file order */
 const cal_st_tensor *cal_st_find(const cal_st_file *f, const char *name);
-/* "; did you mean 'X'?" naming the closest tensor name, or "" (static buffer). */
+#define CAL_ST_NCLOSE 3
+/* "; close names: 'A', 'B', 'C'" naming up to CAL_ST_NCLOSE tensor names
+ * close to `name` (see cal_st_suggest), or "" (static buffer). */
 const char *cal_st_hint(const cal_st_file *f, const char *name);
-/* The closest of n names to `name` (substring match first, then edit
- * distance within a third of the length), or NULL. */
-const char *cal_st_suggest(const char *const *names, size_t n, const char *name);
+/* Puts up to k of the n names close to `name` in out[], best first, and
+ * returns how many: the names containing it (shortest first), then those
+ * within an edit distance of a third of its length (nearest first); ties
+ * in name order. */
+size_t cal_st_suggest(const char *const *names, size_t n, const char *name, const char **out, size_t k);
 
 /* __metadata__ (string values only, as the format requires). */
 size_t cal_st_meta_count(const cal_st_file *f);
@@ -80,8 +84,13 @@ typedef struct cal_st_model cal_st_model;
 cal_st_model *cal_st_model_open(const char *path);
 /* The tensor, or NULL; *file (if not NULL) receives its shard's path. */
 const cal_st_tensor *cal_st_model_find(cal_st_model *m, const char *name, const char **file);
-/* Like cal_st_model_find but dies "no tensor NAME in PATH; did you mean ...". */
+/* Like cal_st_model_find but dies "PATH: no tensor 'NAME'; close names: ...". */
 const cal_st_tensor *cal_st_model_get(cal_st_model *m, const char *name);
+/* Every tensor name of the model: for an index its weight_map keys, in
+ * index order, without opening a shard; for a single file its tensors, in
+ * file order. The names live until cal_st_model_close. */
+size_t cal_st_model_count(const cal_st_model *m);
+const char *cal_st_model_name_at(const cal_st_model *m, size_t i);
 void cal_st_model_close(cal_st_model *m);
 
 /* ---- writing ------------------------------------------------------------ */

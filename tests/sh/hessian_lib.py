@@ -69,10 +69,11 @@ def close(name, got, want, tol):
     report(name, e <= tol, f"relative error {e:.3g} > {tol:g}")
 
 
-def tiny_model(path, vocab=1000, d=64, dtype="F32", seed=3, shards=0):
-    """A small checkpoint: embed_tokens [vocab, d] and a RMSNorm weight [d].
-    Returns (E, gamma) as the float64 values actually stored. With shards > 0
-    writes PATH/model-0000K-of-0000N.safetensors + model.safetensors.index.json."""
+def tiny_model(path, vocab=1000, d=64, dtype="F32", seed=3, shards=0, embed=("model.embed_tokens.weight",)):
+    """A small checkpoint: embed_tokens [vocab, d] (under each name in embed)
+    and a RMSNorm weight [d]. Returns (E, gamma) as the float64 values
+    actually stored. With shards > 0 writes PATH/model-0000K-of-0000N.safetensors
+    + model.safetensors.index.json (tensors dealt round-robin, in order)."""
     rng = np.random.default_rng(seed)
     E = rng.standard_normal((vocab, d)).astype(np.float32) * 0.05
     g = (1 + 0.1 * rng.standard_normal(d)).astype(np.float32)
@@ -86,8 +87,9 @@ def tiny_model(path, vocab=1000, d=64, dtype="F32", seed=3, shards=0):
     else:
         te, tg = ("F32", E), ("F32", g)
     other = ("F32", rng.standard_normal((d, d)).astype(np.float32))
-    tensors = {"model.embed_tokens.weight": te, "model.layers.0.input_layernorm.weight": tg,
-               "model.layers.0.self_attn.q_proj.weight": other}
+    tensors = {embed[0]: te, "model.layers.0.input_layernorm.weight": tg}
+    tensors.update({n: te for n in embed[1:]})
+    tensors["model.layers.0.self_attn.q_proj.weight"] = other
     if shards:
         os.makedirs(path, exist_ok=True)
         names = list(tensors)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # cal-hessian with --embed: TOKENS/ROW records through a tiny checkpoint
 # (f32, bf16, f16, sharded), RMSNorm, padding and noise rows, and the
-# distinct-token path against the per-position path and numpy.
+# distinct-token path against the per-position path and numpy; the embedding
+# found by name suffix (single file and sharded), and the errors for several
+# candidates and for missing tensors (close names).
 . tests/lib.sh
 export PYTHONPATH="$PWD/tests/sh"
 
@@ -13,6 +15,13 @@ for dt in ("F32", "BF16", "F16"):
     E, g = tiny_model(f"{T}/m_{dt}.safetensors", dtype=dt)
     np.save(f"{T}/E_{dt}.npy", E); np.save(f"{T}/g_{dt}.npy", g)
 tiny_model(f"{T}/sharded", dtype="BF16", shards=2)
+# Found only by the suffix embed_tokens.weight; the same E as m_F32 / m_BF16.
+tiny_model(f"{T}/prefixed.safetensors", embed=("model.text_model.embed_tokens.weight",))
+tiny_model(f"{T}/prefixed", dtype="BF16", shards=2, embed=("model.text_model.embed_tokens.weight",))
+tiny_model(f"{T}/ambiguous", dtype="BF16", shards=2,
+           embed=("model.text_model.embed_tokens.weight", "model.vision_model.embed_tokens.weight"))
+tiny_model(f"{T}/noembed", dtype="BF16", shards=2, embed=("model.embed.weight",))
+open(f"{T}/empty.index.json", "w").write('{"weight_map": {}}')
 rng = np.random.default_rng(5)
 # Zipf-like ids, so tokens repeat as in text.
 ids = np.minimum(rng.zipf(1.3, 3000) - 1, 999).astype(np.uint32)
@@ -47,6 +56,12 @@ check "sharded (folder)" cal-hessian --embed "$T/sharded" --rmsnorm model.layers
   --dtype f64 -o "$T/s2.st" "$T/tok.cal"
 check "bf16 table + rmsnorm" cal-hessian --embed "$T/m_BF16.safetensors" --rmsnorm model.layers.0.input_layernorm.weight \
   --dtype f64 -o "$T/brd.st" "$T/tok.cal"
+check "suffix, single file" cal-hessian --embed "$T/prefixed.safetensors" --dtype f64 -o "$T/x1.st" "$T/tok.cal"
+check "suffix, sharded (folder)" cal-hessian --embed "$T/prefixed" --dtype f64 -o "$T/x2.st" "$T/tok.cal"
+check "suffix, sharded (index.json)" cal-hessian --embed "$T/prefixed/model.safetensors.index.json" \
+  --dtype f64 -o "$T/x3.st" "$T/tok.cal"
+check "several candidates, one named" cal-hessian --embed "$T/ambiguous:model.vision_model.embed_tokens.weight" \
+  --dtype f64 -o "$T/x4.st" "$T/tok.cal"
 
 $PY - "$T" <<'PYEOF'
 import sys, numpy as np
@@ -86,10 +101,42 @@ s1, _ = st_read(f"{T}/s1.st")
 report("sharded = single file", np.array_equal(s1["hessian"], b["hessian"]))
 Xbr = ref("BF16", True); s2, _ = st_read(f"{T}/s2.st")
 close("sharded folder + rmsnorm = numpy", s2["hessian"], Xbr.T @ Xbr, 1e-9)
+for f, dt, name in (("x1", "F32", "model.text_model.embed_tokens.weight"),
+                    ("x2", "BF16", "model.text_model.embed_tokens.weight"),
+                    ("x3", "BF16", "model.text_model.embed_tokens.weight"),
+                    ("x4", "BF16", "model.vision_model.embed_tokens.weight")):
+    X = ref(dt); r, meta = st_read(f"{T}/{f}.st")
+    close(f"{f}: H = numpy", r["hessian"], X.T @ X, 1e-9)
+    report(f"{f}: metadata names {name}", meta.get("hessian_input") == name, meta)
 PYEOF
 
-expect_fail "unknown tensor lists close names" 1 "no tensor 'model.embed_token.weight'.*model.embed_tokens.weight" \
+# fails_with NAME LINE CMD...: CMD exits 1 and its stderr is exactly LINE.
+fails_with() {
+  n=$1 want=$2; shift 2
+  "$@" >"$T/.out" 2>"$T/.err"; rc=$?
+  eq "$n" "$rc: $(cat "$T/.err")" "1: $want"
+}
+fails_with "several candidates: an error naming them" \
+  "cal-hessian: $T/ambiguous: 2 tensors could be the embedding ('model.text_model.embed_tokens.weight', 'model.vision_model.embed_tokens.weight'); name one as MODEL:TENSOR" \
+  cal-hessian --embed "$T/ambiguous" -o "$T/x.st" "$T/tok.cal"
+fails_with "no embedding found: close names of the usual one" \
+  "cal-hessian: $T/noembed: no tensor 'model.embed_tokens.weight'; close names: 'model.embed.weight'" \
+  cal-hessian --embed "$T/noembed" -o "$T/x.st" "$T/tok.cal"
+fails_with "an index with no tensors" \
+  "cal-hessian: $T/empty.index.json: no tensor 'model.embed_tokens.weight'" \
+  cal-hessian --embed "$T/empty.index.json" -o "$T/x.st" "$T/tok.cal"
+fails_with "unknown tensor, single file: the close name" \
+  "cal-hessian: $M: no tensor 'model.embed_token.weight'; close names: 'model.embed_tokens.weight'" \
   cal-hessian --embed "$M:model.embed_token.weight" -o "$T/x.st" "$T/tok.cal"
+fails_with "unknown tensor, single file: three close names, closest first" \
+  "cal-hessian: $M: no tensor 'weight'; close names: 'model.embed_tokens.weight', 'model.layers.0.input_layernorm.weight', 'model.layers.0.self_attn.q_proj.weight'" \
+  cal-hessian --embed "$M:weight" -o "$T/x.st" "$T/tok.cal"
+fails_with "unknown tensor, sharded: the close name" \
+  "cal-hessian: $T/sharded/model.safetensors.index.json: no tensor 'model.embed_token.weight'; close names: 'model.embed_tokens.weight'" \
+  cal-hessian --embed "$T/sharded/model.safetensors.index.json:model.embed_token.weight" -o "$T/x.st" "$T/tok.cal"
+fails_with "unknown tensor, sharded: at most three close names, ties by name" \
+  "cal-hessian: $T/ambiguous: no tensor 'weight'; close names: 'model.text_model.embed_tokens.weight', 'model.layers.0.input_layernorm.weight', 'model.layers.0.self_attn.q_proj.weight'" \
+  cal-hessian --embed "$T/ambiguous:weight" -o "$T/x.st" "$T/tok.cal"
 expect_fail "unknown rmsnorm tensor" 1 "no tensor 'model.layers.0.input_norm.weight'.*input_layernorm" \
   cal-hessian --embed "$M" --rmsnorm model.layers.0.input_norm.weight -o "$T/x.st" "$T/tok.cal"
 expect_fail "rmsnorm of the wrong shape" 1 "must have shape \[64\]" \

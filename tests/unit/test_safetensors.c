@@ -1,7 +1,7 @@
 /* test_safetensors.c - the safetensors writer/reader (exact header bytes,
- * validation errors with offsets, name hints, sharded checkpoints) and the
- * .npy reader/writer. The file-level checks against numpy live in
- * tests/sh/test_cat.sh. */
+ * validation errors with offsets, close names, sharded checkpoints and their
+ * name lists) and the .npy reader/writer. The file-level checks against
+ * numpy live in tests/sh/test_cat.sh. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -79,10 +79,33 @@ static void test_writer_reader(void) {
           "tensors listed in file order");
     CHECK(cal_st_meta_count(f) == 2 && !strcmp(cal_st_meta_get(f, "note"), "q\"uote") && !cal_st_meta_get(f, "x"),
           "metadata");
-    CHECK(!strcmp(cal_st_hint(f, "embed_tokens.weight"), "; did you mean 'model.embed_tokens.weight'?"),
+    CHECK(!strcmp(cal_st_hint(f, "embed_tokens.weight"), "; close names: 'model.embed_tokens.weight'"),
           "hint by substring");
-    CHECK(!strcmp(cal_st_hint(f, "input_idx"), "; did you mean 'input_ids'?"), "hint by edit distance");
+    CHECK(!strcmp(cal_st_hint(f, "input_idx"), "; close names: 'input_ids'"), "hint by edit distance");
     CHECK(!strcmp(cal_st_hint(f, "lm_head.weight"), ""), "no hint for a far name");
+    cal_st_close(f);
+}
+
+static void test_suggest(void) {
+    const char *names[] = {"model.layers.1.mlp.weight", "b.embed_tokens.weight", "embed_tokens.weigh",
+                           "model.embed_tokens.weight", "a.embed_tokens.weight", "x"};
+    const char *out[6];
+    size_t k = cal_st_suggest(names, 6, "embed_tokens.weight", out, 6);
+    CHECK(k == 4 && !strcmp(out[0], "a.embed_tokens.weight") && !strcmp(out[1], "b.embed_tokens.weight") &&
+              !strcmp(out[2], "model.embed_tokens.weight") && !strcmp(out[3], "embed_tokens.weigh"),
+          "suggest: containing names shortest first (ties by name), then near ones");
+    CHECK(cal_st_suggest(names, 6, "embed_tokens.weight", out, 2) == 2 && !strcmp(out[1], "b.embed_tokens.weight"),
+          "suggest: at most k");
+    CHECK(cal_st_suggest(names, 6, "lm_head.weight", out, 6) == 0, "suggest: nothing close");
+    /* Four names near "l3.w", in scrambled order: the three nearest, sorted. */
+    uint8_t img[512];
+    const char *z = "{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}";
+    char json[400];
+    snprintf(json, sizeof json, "{\"l2.w\":%s,\"l10.w\":%s,\"l0.w\":%s,\"l1.w\":%s}", z, z, z, z);
+    char err[256];
+    cal_st_file *f = cal_st_open_mem(img, image(img, json, "", 0), "t.st", err, sizeof err);
+    CHECK(f && !strcmp(cal_st_hint(f, "l3.w"), "; close names: 'l0.w', 'l1.w', 'l2.w'"), "hint lists three close names: %s",
+          f ? cal_st_hint(f, "l3.w") : err);
     cal_st_close(f);
 }
 
@@ -144,9 +167,28 @@ static void test_sharded(void) {
     t = cal_st_model_find(m, "model.embed_tokens.weight", &file);
     CHECK(t && cal_ld32(t->data) == 1 && strstr(file, "00001"), "the other shard");
     CHECK(!cal_st_model_find(m, "nope", NULL), "an unknown name is NULL");
+    CHECK(cal_st_model_count(m) == 2 && !strcmp(cal_st_model_name_at(m, 0), "model.embed_tokens.weight") &&
+              !strcmp(cal_st_model_name_at(m, 1), "lm_head.weight") && !cal_st_model_name_at(m, 2),
+          "an index lists its names in index order");
     cal_st_model_close(m);
     m = cal_st_model_open(p("model-00002-of-00002.safetensors"));
     CHECK(cal_st_model_find(m, "lm_head.weight", NULL) != NULL, "a single file as a model");
+    CHECK(cal_st_model_count(m) == 1 && !strcmp(cal_st_model_name_at(m, 0), "lm_head.weight") &&
+              !cal_st_model_name_at(m, 1),
+          "a single file lists its tensors");
+    cal_st_model_close(m);
+    /* Listing reads only the index: its shards need not exist. */
+    const char *lazy = "{\"weight_map\":{\"b.w\":\"gone-1.safetensors\",\"a.w\":\"gone-2.safetensors\"}}";
+    put(p("lazy.index.json"), lazy, strlen(lazy));
+    m = cal_st_model_open(p("lazy.index.json"));
+    CHECK(cal_st_model_count(m) == 2 && !strcmp(cal_st_model_name_at(m, 0), "b.w") &&
+              !strcmp(cal_st_model_name_at(m, 1), "a.w"),
+          "an index lists its names without opening a shard");
+    cal_st_model_close(m);
+    const char *empty = "{\"weight_map\":{}}";
+    put(p("empty.index.json"), empty, strlen(empty));
+    m = cal_st_model_open(p("empty.index.json"));
+    CHECK(cal_st_model_count(m) == 0 && !cal_st_model_find(m, "a", NULL), "an index with an empty weight_map");
     cal_st_model_close(m);
 }
 
@@ -183,11 +225,12 @@ int main(void) {
     cal_set_progname("test_safetensors");
     if (!mkdtemp(dir)) return 2;
     test_writer_reader();
+    test_suggest();
     test_errors();
     test_sharded();
     test_npy();
     const char *names[] = {"a.safetensors", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
-                           "model.safetensors.index.json"};
+                           "model.safetensors.index.json", "lazy.index.json", "empty.index.json"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(p(names[i]));
     rmdir(dir);
     TEST_END();

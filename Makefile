@@ -74,6 +74,10 @@ $(OBJ)/common/%.o: common/%.cc $(HDRS)
 	$(say) CXX $<
 	$(Q)$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -c -o $@ $<
 
+# hessian.c's per-vector loops run beside the BLAS workers on every vector;
+# -O3 vectorizes them (the -O2 cost model skips loops of unknown length).
+$(OBJ)/common/hessian.o: OPT += -O3
+
 $(LIB): $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(say) AR $@

@@ -74,33 +74,31 @@ static void dispatch(cal_hess *h) {
     h->rows = 0;
 }
 
-void cal_hess_commit(cal_hess *h) {
-    cal_hess_stats *s = h->s;
-    const double *x = cal_hess_row(h);
+/* Adds w*x, w*x^2, w*|x| and max |x| into the statistics; plain loops over
+ * restrict pointers, so that the compiler vectorizes them (this runs on the
+ * reading thread, beside the BLAS workers). */
+static void add_stats(cal_hess_stats *s, const double *restrict x, double w) {
+    double *restrict sum = s->sum, *restrict sumsq = s->sumsq, *restrict abssum = s->abssum,
+                     *restrict absmax = s->absmax;
     for (size_t j = 0; j < s->d; j++) {
         double v = x[j], a = fabs(v);
-        s->sum[j] += v;
-        s->sumsq[j] += v * v;
-        s->abssum[j] += a;
-        if (a > s->absmax[j]) s->absmax[j] = a;
+        sum[j] += w * v;
+        sumsq[j] += w * (v * v);
+        abssum[j] += w * a;
+        absmax[j] = a > absmax[j] ? a : absmax[j];
     }
-    s->count += 1;
+    s->count += w;
+}
+
+void cal_hess_commit(cal_hess *h) {
+    add_stats(h->s, cal_hess_row(h), 1);
     if (++h->rows == h->block) dispatch(h);
 }
 
 void cal_hess_commit_weighted(cal_hess *h, uint64_t c) {
-    cal_hess_stats *s = h->s;
-    double *x = cal_hess_row(h);
-    double w = (double)c, r = sqrt(w);
-    for (size_t j = 0; j < s->d; j++) {
-        double v = x[j], a = fabs(v);
-        s->sum[j] += w * v;
-        s->sumsq[j] += w * (v * v);
-        s->abssum[j] += w * a;
-        if (a > s->absmax[j]) s->absmax[j] = a;
-        x[j] = v * r;
-    }
-    s->count += w;
+    double *x = cal_hess_row(h), r = sqrt((double)c);
+    add_stats(h->s, x, (double)c);
+    for (size_t j = 0; j < h->s->d; j++) x[j] *= r;
     if (++h->rows == h->block) dispatch(h);
 }
 
@@ -131,33 +129,46 @@ void cal_hess_free(cal_hess *h) {
 }
 
 int cal_all_finite(const double *x, size_t n) {
-    double z = 0;
-    for (size_t i = 0; i < n; i++) z += x[i] * 0.0; /* NaN iff some x is NaN or Inf */
-    return z == 0;
+    /* x - x is 0 for a finite x and NaN for Inf or NaN; an AND of
+     * comparisons vectorizes where a floating-point sum would not. */
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) ok &= x[i] - x[i] == 0;
+    return ok;
 }
 
-void cal_decode_row(const uint8_t *src, int dtype, size_t d, double *dst) {
+/* Each loop also ORs together whether a value's exponent bits are all ones
+ * (Inf or NaN), an integer test on the source that vectorizes with the
+ * conversion, so the caller needs no second pass over the row. */
+int cal_decode_row(const uint8_t *restrict src, int dtype, size_t d, double *restrict dst) {
+    int bad = 0;
     switch (dtype) {
     case CAL_F32:
         for (size_t j = 0; j < d; j++) {
-            uint32_t u = (uint32_t)src[4 * j] | (uint32_t)src[4 * j + 1] << 8 |
-                         (uint32_t)src[4 * j + 2] << 16 | (uint32_t)src[4 * j + 3] << 24;
+            uint32_t u = cal_ld32(src + 4 * j);
             float f;
             memcpy(&f, &u, 4);
             dst[j] = f;
+            bad |= (u & 0x7f800000u) == 0x7f800000u;
         }
         break;
     case CAL_F16:
-        for (size_t j = 0; j < d; j++)
-            dst[j] = cal_f16_to_f32((uint16_t)(src[2 * j] | src[2 * j + 1] << 8));
+        for (size_t j = 0; j < d; j++) {
+            uint16_t u = (uint16_t)(src[2 * j] | src[2 * j + 1] << 8);
+            dst[j] = cal_f16_to_f32(u);
+            bad |= (u & 0x7c00u) == 0x7c00u;
+        }
         break;
     case CAL_BF16:
-        for (size_t j = 0; j < d; j++)
-            dst[j] = cal_bf16_to_f32((uint16_t)(src[2 * j] | src[2 * j + 1] << 8));
+        for (size_t j = 0; j < d; j++) {
+            uint16_t u = (uint16_t)(src[2 * j] | src[2 * j + 1] << 8);
+            dst[j] = cal_bf16_to_f32(u);
+            bad |= (u & 0x7f80u) == 0x7f80u;
+        }
         break;
     default:
         cal_die("unknown dtype %d", dtype);
     }
+    return !bad;
 }
 
 /* ---- GPTQ inverse ------------------------------------------------------- */

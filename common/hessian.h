@@ -61,8 +61,9 @@ int cal_all_finite(const double *x, size_t n);
  * dead columns. */
 int cal_gptq_inverse(const double *A, size_t d, double damp, double *out, size_t *dead);
 
-/* Converts a VECTORS row of d values in dtype (cal_dtype) to float64. */
-void cal_decode_row(const uint8_t *src, int dtype, size_t d, double *dst);
+/* Converts a VECTORS row of d values in dtype (cal_dtype) to float64;
+ * returns 1 when every value is finite. */
+int cal_decode_row(const uint8_t *src, int dtype, size_t d, double *dst);
 
 /* Names the BLAS kernels in use ("SkylakeX", "Haswell", ...). */
 const char *cal_blas_core(void);

@@ -102,13 +102,6 @@ float cal_f16_to_f32(uint16_t h) {
     return f;
 }
 
-float cal_bf16_to_f32(uint16_t h) {
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
 /* Metadata text: "key=value\n" lines; '\\' and newline in values escaped. */
 void cal__meta_serialize(const cal_meta *m, cal_buf *out) {
     for (size_t i = 0; i < m->n; i++) {

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -141,7 +142,13 @@ cal_vec_view cal_vectors(const cal_rec *r);
 size_t cal_dtype_size(int dtype);
 const char *cal_dtype_name(int dtype);
 float cal_f16_to_f32(uint16_t h);
-float cal_bf16_to_f32(uint16_t h);
+/* bf16 is the high half of an f32 (inline: the hot loops of cal-hessian). */
+static inline float cal_bf16_to_f32(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
 
 /* Document id of content: XXH3-64 of the bytes. */
 uint64_t cal_hash(const void *p, size_t n);

@@ -164,8 +164,7 @@ static void vectors(run *R, cal_reader *r, const cal_rec *rec) {
     size_t es = cal_dtype_size(v.dtype), rowb = es * v.d;
     for (uint32_t i = 0; i < v.n; i++) {
         double *x = cal_hess_row(R->h);
-        cal_decode_row(v.data + rowb * i, v.dtype, v.d, x);
-        if (!cal_all_finite(x, v.d)) {
+        if (!cal_decode_row(v.data + rowb * i, v.dtype, v.d, x)) {
             if (!R->o->skip_nonfinite)
                 cal_reader_die(r, rec, "VECTORS record '%.*s' row %u holds NaN or Inf (--skip-nonfinite skips such rows)",
                                (int)rec->label_len, rec->label, i);

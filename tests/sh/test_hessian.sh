@@ -173,6 +173,33 @@ from hessian_lib import *
 t, _ = st_read('$T/skip.st')
 report('--skip-nonfinite counts and excludes', int(t['skipped'][0]) == 2 and int(t['tokens'][0]) == 10
        and t['hessian'][0, 0] == 10.0, (t['skipped'], t['tokens']))"
+# f16 / bf16: Inf and NaN bit patterns are caught, the largest finite values
+# (f16 0x7bff, bf16 0x7f7f) and negative zero are not.
+$PY - "$T" <<'PYEOF'
+import sys, numpy as np
+from hessian_lib import *
+T = sys.argv[1]
+one16, onebf = 0x3c00, 0x3f80
+for name, dt, one, big, specials in (("f16", F16, one16, 0x7bff, (0x7c00, 0xfc00, 0x7e00, 0x7c01)),
+                                     ("bf16", BF16, onebf, 0x7f7f, (0x7f80, 0xff80, 0x7fc0, 0xff81))):
+    rows = [np.full(8, one, np.uint16), np.full(8, big, np.uint16), np.full(8, 0x8000, np.uint16)]
+    for s in specials:
+        r = np.full(8, one, np.uint16); r[5] = s; rows.append(r)
+    with open(f"{T}/nf_{name}.cal", "wb") as f:
+        w = CalStreamWriter(f)
+        X = np.stack(rows)
+        w.vectors("x", X.view(np.float16) if dt == F16 else X, dt); w.close()
+PYEOF
+for k in f16 bf16; do
+  expect_fail "$k Inf/NaN names the record" 1 "nf_$k.cal: byte [0-9]+: VECTORS record 'x' row 3 holds NaN or Inf" \
+    cal-hessian -o "$T/x.st" "$T/nf_$k.cal"
+  check "$k --skip-nonfinite" cal-hessian --skip-nonfinite --dtype f64 -o "$T/nf_$k.st" "$T/nf_$k.cal"
+  $PY -c "
+from hessian_lib import *
+t, _ = st_read('$T/nf_$k.st')
+report('$k: 4 non-finite rows skipped, 3 kept', int(t['skipped'][0]) == 4 and int(t['tokens'][0]) == 3,
+       (t['skipped'], t['tokens']))"
+done
 printf 'hello' > "$T/junk"
 expect_fail "not a stream" 1 "junk" cal-hessian -o "$T/x.st" "$T/junk"
 head -c 3000 "$T/all.cal" > "$T/trunc.cal"

@@ -148,6 +148,34 @@ report("imatrix: in_sum2 = sumsq (f32, ne [d,1])", s2 is not None and s2[0] == [
 report("imatrix: counts = tokens", cn is not None and cn[0] == [1, 1] and float(cn[2][0]) == 700.0)
 PYEOF
 
+# The tiled accumulation (psyrk.c): d = 2600 gives panels of 704 columns, the
+# last one narrower, and rectangles above the diagonal cut into chunks of
+# 2048 rows; a padded row stride (d is not a multiple of 8). H must match
+# numpy and be byte-identical for any thread count (the stage line drops
+# --threads, so the whole files are equal).
+$PY - "$T" <<'PYEOF'
+import sys, numpy as np
+from hessian_lib import *
+T = sys.argv[1]
+X = np.random.default_rng(4).standard_normal((600, 2600)).astype(np.float32)
+np.save(f"{T}/Xw.npy", X)
+with open(f"{T}/wide.cal", "wb") as f:
+    w = CalStreamWriter(f)
+    w.vectors("a", X[:333]); w.vectors("b", X[333:]); w.close()
+PYEOF
+for n in 1 2 3; do
+  check "wide d, --threads $n" cal-hessian --threads $n --block 256 --dtype f64 -o "$T/wide$n.st" "$T/wide.cal"
+done
+same "--threads 1 and 2 write the same bytes" "$T/wide1.st" "$T/wide2.st"
+same "--threads 1 and 3 write the same bytes" "$T/wide1.st" "$T/wide3.st"
+$PY -c "
+from hessian_lib import *
+import numpy as np
+X = np.load('$T/Xw.npy').astype(np.float64)
+t, _ = st_read('$T/wide2.st')
+close('wide d: H = numpy', t['hessian'], X.T @ X, 1e-12)
+report('wide d: H exactly symmetric', np.array_equal(t['hessian'], t['hessian'].T))"
+
 # Bad input.
 $PY - "$T" <<'PYEOF'
 import sys, numpy as np

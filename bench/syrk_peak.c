@@ -1,11 +1,18 @@
-/* syrk_peak.c - the OpenBLAS ?syrk rate on an n x d block of random rows,
- * the routine cal-hessian calls (flops counted as n*d*(d+1)).
- * Usage: syrk_peak N D d|s [REPEATS] ; prints "GFLOPS CORENAME". */
+/* syrk_peak.c - the rate of the BLAS work behind cal-hessian on n x d random
+ * rows held in memory (flops counted as n*d*(d+1)):
+ *   d  OpenBLAS dsyrk, one call, the library's threads (the anchor)
+ *   s  the same with ssyrk (float32 sums, for reference)
+ *   p  psyrk.c, what cal-hessian runs: the rows in blocks of BLOCK through
+ *      its tiles and worker threads, without reading or decoding
+ * Usage: syrk_peak N D d|s|p [REPEATS] [BLOCK] ; prints "GFLOPS CORENAME". */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <cblas.h>
+
+#include "psyrk.h"
 
 static double now(void) {
     struct timespec t;
@@ -13,24 +20,43 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* All n rows through psyrk, BLOCK at a time, copied in as cal-hessian's
+ * reading thread would (the copy stands in for the decoding). */
+static void run_psyrk(const double *x, size_t n, size_t d, size_t block) {
+    size_t ld = cal_psyrk_ld(d);
+    double *C = calloc(d * ld, sizeof *C);
+    cal_psyrk *p = cal_psyrk_new(d, block, 0, C);
+    for (size_t i = 0; i < n; i += block) {
+        size_t rows = n - i < block ? n - i : block;
+        double *b = cal_psyrk_block(p);
+        for (size_t r = 0; r < rows; r++) memcpy(b + r * ld, x + (i + r) * d, d * sizeof *x);
+        cal_psyrk_submit(p, rows);
+    }
+    cal_psyrk_free(p);
+    free(C);
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) return 2;
-    int n = atoi(argv[1]), d = atoi(argv[2]), dbl = argv[3][0] == 'd';
+    int n = atoi(argv[1]), d = atoi(argv[2]);
+    char mode = argv[3][0];
     int reps = argc > 4 ? atoi(argv[4]) : 1;
-    size_t es = dbl ? 8 : 4;
+    size_t block = argc > 5 ? (size_t)atoi(argv[5]) : 1024;
+    size_t es = mode == 's' ? 4 : 8;
     void *x = malloc((size_t)n * d * es), *c = calloc((size_t)d * d, es);
     if (!x || !c) return 1;
     srand(1);
     for (size_t i = 0; i < (size_t)n * d; i++) {
         double v = rand() / (double)RAND_MAX - 0.5;
-        if (dbl) ((double *)x)[i] = v;
+        if (es == 8) ((double *)x)[i] = v;
         else ((float *)x)[i] = (float)v;
     }
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
         double t0 = now();
-        if (dbl) cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, d, n, 1.0, x, d, 1.0, c, d);
-        else cblas_ssyrk(CblasColMajor, CblasUpper, CblasNoTrans, d, n, 1.0f, x, d, 1.0f, c, d);
+        if (mode == 'd') cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, d, n, 1.0, x, d, 1.0, c, d);
+        else if (mode == 's') cblas_ssyrk(CblasColMajor, CblasUpper, CblasNoTrans, d, n, 1.0f, x, d, 1.0f, c, d);
+        else run_psyrk(x, (size_t)n, (size_t)d, block);
         double t = now() - t0;
         if (t < best) best = t;
     }

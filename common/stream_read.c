@@ -47,7 +47,10 @@ static size_t fill(cal_reader *r, size_t need, char *err, size_t errlen, int *io
         r->cap = c;
     }
     while (r->end < need && !r->eof) {
-        size_t want = r->cap - r->end;
+        /* Read what is needed and at most a chunk more: a full buffer after a
+         * large record would be moved to the front again by the next fill. */
+        size_t want = need - r->end < READ_CHUNK ? READ_CHUNK : need - r->end;
+        if (want > r->cap - r->end) want = r->cap - r->end;
         ssize_t k = read(r->fd, r->buf + r->end, want);
         if (k < 0) {
             if (errno == EINTR) continue;

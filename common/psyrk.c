@@ -10,10 +10,9 @@
 #include "util.h"
 
 #define NBUF 3      /* blocks in flight: one filling, two for the workers */
-#ifndef TILE_MAX
+#define TILE_MIN 256 /* panel widths and rectangle chunks, see make_tiles */
 #define TILE_MAX 1024
-#endif
-#define TILE_MIN 256
+#define CHUNK 2048
 
 /* A tile of C in BLAS's column-major view (the transpose of our row-major
  * C): rows [i0, i0+ni) x columns [j0, j0+nj), i0 <= j0; i0 == j0 is a
@@ -105,7 +104,6 @@ static void quiesce(void) {
  * into chunks of at most CHUNK rows. Column panels pack each row of the
  * block about half as often as square tiles; the chunks keep the largest
  * task small enough for several workers. */
-#define CHUNK 2048
 static void make_tiles(cal_psyrk *p) {
     size_t d = p->d, w = (d / 4 + 63) / 64 * 64;
     if (w < TILE_MIN) w = TILE_MIN;

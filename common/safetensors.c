@@ -405,6 +405,13 @@ static void load_index(cal_st_model *m, const char *index) {
     json_decref(root);
 }
 
+/* A model of one file is opened at once: cal_st_model_count and
+ * cal_st_model_name_at read it. */
+static void open_single(cal_st_model *m, const char *path) {
+    size_t i = add_shard(m, path); /* reallocates m->open */
+    m->open[i] = cal_st_open(path);
+}
+
 cal_st_model *cal_st_model_open(const char *path) {
     cal_st_model *m = cal_xcalloc(1, sizeof *m);
     m->path = cal_xstrdup(path);
@@ -413,15 +420,14 @@ cal_st_model *cal_st_model_open(const char *path) {
         char *idx = join(path, "model.safetensors.index.json");
         char *one = join(path, "model.safetensors");
         if (exists(idx)) load_index(m, idx);
-        else if (exists(one)) add_shard(m, one);
+        else if (exists(one)) open_single(m, one);
         else cal_die("%s: no model.safetensors.index.json or model.safetensors in this folder", path);
         free(idx);
         free(one);
     } else if (n >= 5 && strcmp(path + n - 5, ".json") == 0) {
         load_index(m, path);
     } else {
-        add_shard(m, path);
-        m->open[0] = cal_st_open(path);
+        open_single(m, path);
     }
     return m;
 }

@@ -3,6 +3,7 @@
  * name lists) and the .npy reader/writer. The file-level checks against
  * numpy live in tests/sh/test_cat.sh. */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "npy.h"
@@ -185,6 +186,18 @@ static void test_sharded(void) {
               !strcmp(cal_st_model_name_at(m, 1), "a.w"),
           "an index lists its names without opening a shard");
     cal_st_model_close(m);
+    /* A folder holding one model.safetensors: listed before any lookup. */
+    mkdir(p("one"), 0700);
+    w = cal_st_writer_new();
+    cal_st_add(w, "x.embed_tokens.weight", "I32", 1, s1, a);
+    cal_st_write(w, p("one/model.safetensors"));
+    cal_st_writer_free(w);
+    m = cal_st_model_open(p("one"));
+    CHECK(cal_st_model_count(m) == 1 && !strcmp(cal_st_model_name_at(m, 0), "x.embed_tokens.weight"),
+          "a folder with one file lists its tensors before any lookup");
+    cal_st_model_close(m);
+    unlink(p("one/model.safetensors"));
+    rmdir(p("one"));
     const char *empty = "{\"weight_map\":{}}";
     put(p("empty.index.json"), empty, strlen(empty));
     m = cal_st_model_open(p("empty.index.json"));

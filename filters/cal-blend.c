@@ -8,11 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "rng.h"
-#include "stageargs.h"
-#include "stream.h"
-#include "util.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "base/progress.h"
+#include "base/rng.h"
+#include "rows/alloc.h"
+#include "stream/stageargs.h"
+#include "stream/stream.h"
 
 #define QUEUE_BYTES (64u << 20) /* per source, before its reader waits */
 

@@ -3,10 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rowfile.h"
-#include "stream.h"
-#include "tok_find.h"
-#include "tokenizer.h"
+#include "base/buf.h"
+#include "base/dtype.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "base/outfile.h"
+#include "base/progress.h"
+#include "io/rowfile.h"
+#include "stream/stream.h"
+#include "tok/find.h"
+#include "tok/tokenizer.h"
 
 static const char usage[] =
     "Usage: cal-cat [OPTION]... [FILE]...\n"

@@ -12,9 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stream.h"
-#include "tok_find.h"
-#include "tokenizer.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "base/progress.h"
+#include "stream/stream.h"
+#include "tok/find.h"
+#include "tok/tokenizer.h"
 
 static const char usage[] =
     "Usage: cal-encode -t TOKENIZER [OPTION]... [FILE]...\n"

@@ -5,12 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "embed.h"
-#include "hessian.h"
-#include "imatrix_gguf.h"
-#include "safetensors.h"
-#include "stageargs.h"
-#include "stream.h"
+#include "base/buf.h"
+#include "base/dtype.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "base/progress.h"
+#include "io/safetensors.h"
+#include "stats/embed.h"
+#include "stats/hessian.h"
+#include "stats/imatrix_gguf.h"
+#include "stream/stageargs.h"
+#include "stream/stream.h"
 
 static const char usage[] =
     "Usage: cal-hessian [OPTIONS] -o OUT.safetensors [FILE...]\n"

@@ -6,11 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "rng.h"
-#include "stageargs.h"
-#include "stream.h"
-#include "util.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/hash.h"
+#include "base/num.h"
+#include "base/progress.h"
+#include "base/rng.h"
+#include "rows/alloc.h"
+#include "stream/stageargs.h"
+#include "stream/stream.h"
 
 enum { M_CONCAT, M_WINDOW, M_DOC, M_ARTICLE };
 enum { P_NONE, P_ROW, P_DOC, P_HALF, P_ALT };

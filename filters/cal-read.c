@@ -9,10 +9,16 @@
 #include <unistd.h>
 #include <utf8proc.h>
 
-#include "insrc.h"
-#include "jsonscan.h"
-#include "parquet.h"
-#include "stream.h"
+#include "base/buf.h"
+#include "base/datadir.h"
+#include "base/err.h"
+#include "base/hash.h"
+#include "base/num.h"
+#include "base/progress.h"
+#include "io/insrc.h"
+#include "io/jsonscan.h"
+#include "io/parquet.h"
+#include "stream/stream.h"
 
 static const char USAGE[] =
     "Usage: cal-read [OPTION]... SOURCE...\n"
@@ -601,21 +607,6 @@ static void read_path(const char *path, const char *label) {
     else read_file(path, label);
 }
 
-/* Directories that may hold the built-in corpora, in search order. */
-static size_t corpus_dirs(char dirs[][4096]) {
-    size_t n = 0;
-    const char *env = getenv("CAL_CORPORA");
-    if (env && *env) snprintf(dirs[n++], 4096, "%s", env);
-    char *exe = cal_exe_dir();
-    if (exe) {
-        snprintf(dirs[n++], 4096, "%.4000s/../build/corpora", exe);
-        snprintf(dirs[n++], 4096, "%.4000s/../corpora", exe);
-        free(exe);
-    }
-    snprintf(dirs[n++], 4096, "%s", CAL_DATADIR "/corpora");
-    return n;
-}
-
 static const char *corpus_canon(const char *name) {
     for (size_t i = 0; i < N_CORPORA; i++)
         if (strcmp(name, CORPORA[i][0]) == 0) return CORPORA[i][1];
@@ -624,15 +615,18 @@ static const char *corpus_canon(const char *name) {
 
 /* Path of the built corpus file, or NULL (with the places looked at). */
 static char *corpus_file(const char *canon, cal_buf *looked) {
-    char dirs[4][4096];
-    size_t nd = corpus_dirs(dirs);
-    for (size_t i = 0; i < nd; i++) {
+    char **dirs = cal_data_dirs("corpora", "CAL_CORPORA");
+    for (size_t i = 0; dirs[i]; i++) {
         cal_buf p = {0};
         cal_buf_addf(&p, "%s/%s.jsonl.zst", dirs[i], canon);
-        if (access(p.p, R_OK) == 0) return p.p;
+        if (access(p.p, R_OK) == 0) {
+            cal_data_dirs_free(dirs);
+            return p.p;
+        }
         cal_buf_free(&p);
         if (looked) cal_buf_addf(looked, "%s%s", i ? ", " : "", dirs[i]);
     }
+    cal_data_dirs_free(dirs);
     return NULL;
 }
 

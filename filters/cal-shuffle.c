@@ -5,11 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extsort.h"
-#include "rng.h"
-#include "stageargs.h"
-#include "stream.h"
-#include "util.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/hash.h"
+#include "base/num.h"
+#include "base/progress.h"
+#include "base/rng.h"
+#include "rows/extsort.h"
+#include "stream/stageargs.h"
+#include "stream/stream.h"
 
 static const char usage[] =
     "Usage: cal-shuffle [OPTION]... [FILE]\n"

@@ -1,10 +1,10 @@
 #!/bin/sh
-# deps.sh MODE - make sure the Debian packages calkit needs are present.
-#   build    packages to compile (run before every make)
-#   test     packages the test suite needs as well
+# deps.sh MODE [--install] - make sure the Debian packages calkit needs are present.
+#   build    packages to compile (checked before every make)
+#   test     packages the test suite needs as well (checked by make check)
 #   install  build + test + tools for corpora, tokenizers, fuzzing
-# Idempotent: a no-op when all are installed. Installs with apt-get when run as
-# root; otherwise names the missing packages in one line and fails.
+# Names the missing packages in one line and fails. Only with --install (make
+# deps, make setup) and as root does it run apt-get: a plain make never does.
 set -eu
 BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev"
 TEST="python3-numpy sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
@@ -30,13 +30,13 @@ for p in $want; do
   case "$st" in ii*) ;; *) missing="$missing $p" ;; esac
 done
 [ -z "$missing" ] && exit 0
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+if [ "${2:-}" = --install ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "deps: installing$missing" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
   # shellcheck disable=SC2086
   apt-get install -y -qq --no-install-recommends $missing >&2
 else
-  echo "deps: missing Debian packages:$missing (run: sudo apt-get install$missing)" >&2
+  echo "deps: missing Debian packages:$missing (run: make deps, or: sudo apt-get install$missing)" >&2
   exit 1
 fi

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonscan.h"
+#include "base/buf.h"
+#include "io/jsonscan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parquet.h"
+#include "io/parquet.h"
 
 static volatile size_t sink;
 

@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "npy.h"
-#include "safetensors.h"
+#include "io/npy.h"
+#include "io/safetensors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,9 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "stream.h"
+#include "base/buf.h"
+#include "base/dtype.h"
+#include "stream/stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

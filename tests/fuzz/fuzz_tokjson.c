@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tok_hf.h"
+#include "base/buf.h"
+#include "tok/hf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh - build every tests/fuzz/fuzz_*.c as a libFuzzer binary (clang,
-# -fsanitize=fuzzer,address,undefined) against the common/ sources, seed its
+# -fsanitize=fuzzer,address,undefined) against the lib/ sources, seed its
 # corpus with make-seeds.sh, and run it for FUZZ_SECONDS (default 60) each.
 # The corpus of fuzz_NAME.c lives in build/fuzz/corpus/NAME (it grows across
 # runs); crashes are written to build/fuzz/crash-NAME-*. Fails when any
@@ -17,13 +17,13 @@ PKGS="libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openbla
 PCF=$(pkg-config --cflags $PKGS)
 PLIBS=$(pkg-config --libs $PKGS)
 objs=""
-for src in common/*.c common/*.cc; do
+for src in lib/*/*.c lib/*/*.cc; do
   [ -e "$src" ] || continue
-  o="$OUT/obj/$(basename "$src").o"
-  if [ ! -e "$o" ] || [ "$src" -nt "$o" ] || [ -n "$(find common -name '*.h' -newer "$o")" ]; then
+  o="$OUT/obj/$(echo "$src" | tr / _).o"
+  if [ ! -e "$o" ] || [ "$src" -nt "$o" ] || [ -n "$(find lib -name '*.h' -newer "$o")" ]; then
     case "$src" in
-      *.cc) $CXX -std=c++17 $FLAGS -Icommon $PCF -c -o "$o" "$src" ;;
-      *) $CC -std=c11 $FLAGS -Icommon -D_POSIX_C_SOURCE=200809L $PCF -c -o "$o" "$src" ;;
+      *.cc) $CXX -std=c++17 $FLAGS -Ilib $PCF -c -o "$o" "$src" ;;
+      *) $CC -std=c11 $FLAGS -Ilib -D_POSIX_C_SOURCE=200809L $PCF -c -o "$o" "$src" ;;
     esac
   fi
   objs="$objs $o"
@@ -34,7 +34,7 @@ for t in tests/fuzz/fuzz_*.c; do
   [ -e "$t" ] || continue
   name=$(basename "$t" .c)
   short=${name#fuzz_}
-  $CC -std=c11 $FLAGS -Icommon -D_POSIX_C_SOURCE=200809L $PCF -c -o "$OUT/obj/$name.o" "$t"
+  $CC -std=c11 $FLAGS -Ilib -D_POSIX_C_SOURCE=200809L $PCF -c -o "$OUT/obj/$name.o" "$t"
   # Linked by the C++ driver: the SentencePiece shim needs UBSan's C++ runtime.
   $CXX -fsanitize=fuzzer,address,undefined -o "$OUT/$name" "$OUT/obj/$name.o" $objs $PLIBS -lm -lpthread
   mkdir -p "$OUT/corpus/$short"

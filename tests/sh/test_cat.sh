@@ -215,7 +215,7 @@ expect_fail "modes exclude each other" 2 "exclude each other" cal-cat --json --c
 expect_fail "a missing file" 1 "^cal-cat: $T/nope.cal: No such file" cal-cat "$T/nope.cal"
 
 # ---- conventions -----------------------------------------------------------
-eq "--version" "$(cal-cat --version)" "cal-cat (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' common/util.h)"
+eq "--version" "$(cal-cat --version)" "cal-cat (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' lib/base/err.h)"
 opts_help=$(cal-cat --help | grep -E '^ +-' | grep -oE -- '(^| )--?[a-z][a-z-]*' | tr -d ' ' | sort -u | tr '\n' ' ')
 opts_man=$(sed -n '/^\.SH OPTIONS/,/^\.SH [A-Z]/p' man/cal-cat.1 | awk '/^\.TP/ { getline; print }' |
   sed 's/\\f[BIRP]/ /g; s/\\-/-/g' |

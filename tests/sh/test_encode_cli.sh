@@ -115,7 +115,7 @@ eq "empty stdin is an error of cal-read's kind, not a crash" "$(test -s "$T/err"
 w "$T/none.cal" k=v </dev/null
 cal-encode -t llama2-spm "$T/none.cal" -o "$T/none-out.cal"
 eq "a stream without records: header with tokenizer keys only" "$(dump "$T/none-out.cal" | grep -c 'HEADER k=v tokenizer=llama2-spm')" 1
-eq "--version" "$(cal-encode --version)" "cal-encode (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' common/util.h)"
+eq "--version" "$(cal-encode --version)" "cal-encode (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' lib/base/err.h)"
 
 # --- man page ---------------------------------------------------------------------------------
 cal-encode --help | grep -oE -- '--[a-z][a-z-]*' | sort -u >"$T/h"

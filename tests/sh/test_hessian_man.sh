@@ -8,5 +8,5 @@ sed 's/\\-/-/g' man/cal-hessian.1 | sed -n '/^\.SH OPTIONS/,/^\.SH ENVIRONMENT/p
 same "man OPTIONS = --help options" "$T/h" "$T/m"
 w=$(man --warnings -l man/cal-hessian.1 2>&1 >/dev/null)
 eq "man page renders without warnings" "$w" ""
-eq "--version" "$(cal-hessian --version)" "cal-hessian (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' common/util.h)"
+eq "--version" "$(cal-hessian --version)" "cal-hessian (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' lib/base/err.h)"
 expect_fail "unknown option" 2 "unknown option" cal-hessian --bogus -o x.st

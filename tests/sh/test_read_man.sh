@@ -9,6 +9,6 @@ eq "every format of --help is in the man page" \
   "$(for f in text lines paragraphs wikiextractor wikitext jsonl parquet; do grep -q "^\.B $f\$" man/cal-read.1 || echo "$f"; done)" ""
 w=$(man --warnings -l man/cal-read.1 2>&1 >/dev/null)
 eq "man page renders without warnings" "$w" ""
-eq "--version" "$(cal-read --version)" "cal-read (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' common/util.h)"
+eq "--version" "$(cal-read --version)" "cal-read (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' lib/base/err.h)"
 expect_fail "unknown option" 2 "unknown option" cal-read --bogus
 expect_fail "no source" 2 "no SOURCE" cal-read

@@ -1,11 +1,12 @@
-/* test_pack_common.c - common/alloc.c (largest remainder) and
- * common/extsort.c (external sort) against exact expectations. */
+/* test_pack_common.c - lib/rows/alloc.c (largest remainder) and
+ * lib/rows/extsort.c (external sort) against exact expectations. */
 #include <stdlib.h>
 
-#include "alloc.h"
-#include "extsort.h"
-#include "rng.h"
-#include "stream.h"
+#include "base/num.h"
+#include "base/rng.h"
+#include "rows/alloc.h"
+#include "rows/extsort.h"
+#include "stream/stream.h"
 #include "test.h"
 
 static int alloc_is(uint64_t total, const double *w, size_t n, const uint64_t *want) {

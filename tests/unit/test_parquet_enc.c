@@ -4,9 +4,9 @@
 #include <setjmp.h>
 #include <stdint.h>
 
-#include "parquet_internal.h"
+#include "io/parquet_internal.h"
 #include "test.h"
-#include "thrift.h"
+#include "io/thrift.h"
 
 static jmp_buf jb;
 static char msg[128];

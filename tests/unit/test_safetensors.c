@@ -6,8 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "npy.h"
-#include "safetensors.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "io/npy.h"
+#include "io/safetensors.h"
 #include "test.h"
 
 static char dir[] = "/tmp/test_st.XXXXXX";

@@ -7,8 +7,13 @@
 
 #include <xxhash.h>
 
-#include "rng.h"
-#include "stream.h"
+#include "base/buf.h"
+#include "base/dtype.h"
+#include "base/err.h"
+#include "base/hash.h"
+#include "base/num.h"
+#include "base/rng.h"
+#include "stream/stream.h"
 #include "test.h"
 
 static char tmpdir[] = "/tmp/test_stream.XXXXXX";

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "test.h"
-#include "tok_hf.h"
+#include "tok/hf.h"
 
 /* JSON written with ' for " to keep the C strings readable */
 static tok_hf *load(const char *sq, char *err, size_t errlen)

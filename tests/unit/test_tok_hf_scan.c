@@ -11,7 +11,7 @@
 #include <utf8proc.h>
 
 #include "test.h"
-#include "tok_hf_int.h"
+#include "tok/hf_int.h"
 
 static uint64_t rs = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(uint32_t n)

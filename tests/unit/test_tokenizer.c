@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
+#include "base/utf8.h"
 #include "test.h"
-#include "tokenizer.h"
-#include "utf8_repair.h"
+#include "tok/tokenizer.h"
 
 static int repaired(const char *in, size_t n, const char *want) {
     cal_buf b = {0};

@@ -1,0 +1,27 @@
+/* outfile.h - atomic output files (temp + fsync + rename), removal of temp
+ * files on error exits and signals, write(2) with the EPIPE convention. */
+#ifndef CAL_BASE_OUTFILE_H
+#define CAL_BASE_OUTFILE_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+
+/* Writes bytes to a named file atomically (temp + rename), or stdout for
+ * NULL/"-". For converters (safetensors, npy, jsonl). */
+typedef struct cal_file cal_file;
+cal_file *cal_file_create(const char *path);
+void cal_file_write(cal_file *f, const void *p, size_t n);
+void cal_file_printf(cal_file *f, const char *fmt, ...) CAL_PRINTF(2, 3);
+void cal_file_commit(cal_file *f);
+
+/* Remove registered temp files (atomic outputs) on error exits and signals. */
+void cal__temp_register(const char *path);
+void cal__temp_unregister(const char *path);
+/* write(2) all bytes; EPIPE on a pipe exits quietly with status 0. */
+void cal__write_all(int fd, const void *p, size_t n, const char *name);
+int cal__open_temp(const char *path, char **tmp_out);
+void cal__commit_temp(int fd, const char *tmp, const char *path);
+void cal__ignore_sigpipe(void);
+
+#endif

@@ -1,0 +1,223 @@
+/* insrc.c - file/stdin/memory byte source with transparent gzip and zstd. */
+#include "io/insrc.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "stream/stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define IN_CAP (256u << 10)
+#define OUT_CAP (256u << 10)
+
+enum { C_NONE, C_GZIP, C_ZSTD };
+
+struct cal_insrc {
+    char *name;
+    int fd;                    /* -1 for memory */
+    const uint8_t *mem;        /* memory source */
+    size_t mem_n, mem_pos;
+    uint8_t *in;               /* compressed bytes */
+    size_t in_pos, in_len;
+    uint64_t raw_read;         /* raw bytes read so far */
+    int raw_eof;
+    int codec;
+    z_stream z;
+    int z_live;                /* inside a gzip member */
+    ZSTD_DCtx *zd;
+    size_t zret;               /* last ZSTD_decompressStream hint (0 = frame end) */
+    uint8_t *out;
+    size_t pos, len, cap;
+    uint64_t base;             /* decompressed offset of out[0] */
+    int eof;
+};
+
+/* Raw bytes: refill s->in when it is empty. Returns 0 at end of input. */
+static int raw_fill(cal_insrc *s) {
+    if (s->in_pos < s->in_len) return 1;
+    if (s->raw_eof) return 0;
+    if (s->fd < 0) {
+        size_t n = s->mem_n - s->mem_pos;
+        if (n > IN_CAP) n = IN_CAP;
+        s->in = (uint8_t *)s->mem + s->mem_pos;  /* read-only use */
+        s->mem_pos += n;
+        s->in_pos = 0, s->in_len = n;
+    } else {
+        ssize_t n;
+        do n = read(s->fd, s->in, IN_CAP); while (n < 0 && errno == EINTR);
+        if (n < 0) cal_die_at(s->name, s->raw_read, "read error: %s", strerror(errno));
+        s->in_pos = 0, s->in_len = (size_t)n;
+    }
+    s->raw_read += s->in_len;
+    if (s->in_len == 0) s->raw_eof = 1;
+    return s->in_len > 0;
+}
+
+static uint64_t raw_off(const cal_insrc *s) { return s->raw_read - (s->in_len - s->in_pos); }
+
+/* Decodes more bytes into out[len..cap). Sets eof at the clean end. */
+static void refill(cal_insrc *s) {
+    if (s->pos == s->len) {
+        s->base += s->len;
+        s->pos = s->len = 0;
+    }
+    while (!s->eof && s->len < s->cap) {
+        if (!raw_fill(s)) {
+            if (s->codec == C_GZIP && s->z_live)
+                cal_die_at(s->name, raw_off(s), "truncated gzip data");
+            if (s->codec == C_ZSTD && s->zret != 0)
+                cal_die_at(s->name, raw_off(s), "truncated zstd data");
+            s->eof = 1;
+            break;
+        }
+        size_t before = s->len;
+        if (s->codec == C_NONE) {
+            size_t n = s->in_len - s->in_pos;
+            if (n > s->cap - s->len) n = s->cap - s->len;
+            memcpy(s->out + s->len, s->in + s->in_pos, n);
+            s->in_pos += n, s->len += n;
+        } else if (s->codec == C_GZIP) {
+            if (!s->z_live) {
+                if (inflateReset(&s->z) != Z_OK) cal_die("%s: inflateReset failed", s->name);
+                s->z_live = 1;
+            }
+            s->z.next_in = s->in + s->in_pos;
+            s->z.avail_in = (uInt)(s->in_len - s->in_pos);
+            s->z.next_out = s->out + s->len;
+            s->z.avail_out = (uInt)(s->cap - s->len);
+            int rc = inflate(&s->z, Z_NO_FLUSH);
+            s->in_pos = s->in_len - s->z.avail_in;
+            s->len = s->cap - s->z.avail_out;
+            if (rc == Z_STREAM_END) s->z_live = 0;
+            else if (rc != Z_OK && rc != Z_BUF_ERROR)
+                cal_die_at(s->name, raw_off(s), "corrupt gzip data (%s)", s->z.msg ? s->z.msg : "inflate error");
+        } else {
+            ZSTD_inBuffer ib = {s->in, s->in_len, s->in_pos};
+            ZSTD_outBuffer ob = {s->out, s->cap, s->len};
+            size_t r = ZSTD_decompressStream(s->zd, &ob, &ib);
+            if (ZSTD_isError(r))
+                cal_die_at(s->name, raw_off(s), "corrupt zstd data (%s)", ZSTD_getErrorName(r));
+            s->zret = r;
+            s->in_pos = ib.pos, s->len = ob.pos;
+        }
+        if (s->len > before) break;  /* something to hand out */
+    }
+}
+
+static cal_insrc *make(const char *name) {
+    cal_insrc *s = cal_xcalloc(1, sizeof *s);
+    s->name = cal_xstrdup(name);
+    s->cap = OUT_CAP;
+    s->out = cal_xmalloc(s->cap);
+    s->zret = 0;
+    return s;
+}
+
+/* Looks at the first raw bytes and sets up the decoder. */
+static void detect(cal_insrc *s) {
+    raw_fill(s);
+    const uint8_t *b = s->in + s->in_pos;
+    size_t n = s->in_len - s->in_pos;
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+        s->codec = C_GZIP;
+        if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) cal_die("out of memory (zlib)");
+        s->z_live = 1;
+    } else if (n >= 4 && cal_ld32(b) == 0xFD2FB528u) {
+        s->codec = C_ZSTD;
+        s->zd = ZSTD_createDCtx();
+        if (!s->zd) cal_die("out of memory (zstd)");
+        s->zret = 1;
+    }
+}
+
+cal_insrc *cal_insrc_open(const char *path) {
+    int std = !path || strcmp(path, "-") == 0;
+    cal_insrc *s = make(std ? "stdin" : path);
+    s->fd = std ? 0 : open(path, O_RDONLY);
+    if (s->fd < 0) cal_die("%s: %s", path, strerror(errno));
+    s->in = cal_xmalloc(IN_CAP);
+    detect(s);
+    return s;
+}
+
+cal_insrc *cal_insrc_mem(const void *p, size_t n, const char *name) {
+    cal_insrc *s = make(name);
+    s->fd = -1;
+    s->mem = p, s->mem_n = n;
+    detect(s);
+    return s;
+}
+
+const char *cal_insrc_name(const cal_insrc *s) { return s->name; }
+
+const char *cal_insrc_codec(const cal_insrc *s) {
+    return s->codec == C_GZIP ? "gzip" : s->codec == C_ZSTD ? "zstd" : "none";
+}
+
+size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n) {
+    while (s->len - s->pos < n && !s->eof) {
+        size_t had = s->len;
+        refill(s);
+        if (s->len == had && s->eof) break;
+    }
+    *p = s->out + s->pos;
+    size_t have = s->len - s->pos;
+    return have < n ? have : n;
+}
+
+size_t cal_insrc_chunk(cal_insrc *s, const uint8_t **p) {
+    if (s->pos == s->len) refill(s);
+    *p = s->out + s->pos;
+    size_t n = s->len - s->pos;
+    s->pos = s->len;
+    return n;
+}
+
+int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off) {
+    line->n = 0;
+    if (s->pos == s->len) refill(s);
+    if (s->pos == s->len) return 0;
+    *off = s->base + s->pos;
+    for (;;) {
+        const uint8_t *b = s->out + s->pos;
+        size_t n = s->len - s->pos;
+        const uint8_t *nl = memchr(b, '\n', n);
+        if (nl) {
+            cal_buf_add(line, b, (size_t)(nl - b));
+            s->pos += (size_t)(nl - b) + 1;
+            return 1;
+        }
+        cal_buf_add(line, b, n);
+        s->pos = s->len;
+        refill(s);
+        if (s->pos == s->len) return 1;
+    }
+}
+
+int cal_insrc_skip_bom(cal_insrc *s) {
+    const uint8_t *p;
+    if (cal_insrc_peek(s, &p, 3) == 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+        s->pos += 3;
+        return 1;
+    }
+    return 0;
+}
+
+uint64_t cal_insrc_offset(const cal_insrc *s) { return s->base + s->pos; }
+
+void cal_insrc_close(cal_insrc *s) {
+    if (!s) return;
+    if (s->fd > 0) close(s->fd);
+    if (s->codec == C_GZIP) inflateEnd(&s->z);
+    if (s->zd) ZSTD_freeDCtx(s->zd);
+    if (s->fd >= 0) free(s->in);
+    free(s->out);
+    free(s->name);
+    free(s);
+}

@@ -1,0 +1,37 @@
+/* insrc.h - a streaming byte source over a file or stdin, with gzip and zstd
+ * decompression detected by magic bytes (several concatenated members or
+ * frames are read one after the other). Offsets are in decompressed bytes.
+ * Every I/O or decompression problem ends the program with
+ * "PROG: NAME: byte OFF: ..." (OFF: compressed offset for a corrupt block). */
+#ifndef CAL_INSRC_H
+#define CAL_INSRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+
+typedef struct cal_insrc cal_insrc;
+
+/* "-" = stdin (named "stdin"). Dies when the file cannot be opened. */
+cal_insrc *cal_insrc_open(const char *path);
+/* Over memory (not copied). */
+cal_insrc *cal_insrc_mem(const void *p, size_t n, const char *name);
+const char *cal_insrc_name(const cal_insrc *s);
+/* "gzip", "zstd" or "none". */
+const char *cal_insrc_codec(const cal_insrc *s);
+/* Up to n of the first decompressed bytes without consuming them (n <= 4096);
+ * returns how many are available. Only before the first read. */
+size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n);
+/* Next chunk of decompressed bytes: pointer and length, 0 at the end. */
+size_t cal_insrc_chunk(cal_insrc *s, const uint8_t **p);
+/* Next line without its '\n' into line (replacing its content). Returns 1,
+ * or 0 at the end; *off = offset of the line's first byte. */
+int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off);
+/* Skips a UTF-8 byte order mark at the current position; 1 if there was one. */
+int cal_insrc_skip_bom(cal_insrc *s);
+/* Offset of the next unread decompressed byte. */
+uint64_t cal_insrc_offset(const cal_insrc *s);
+void cal_insrc_close(cal_insrc *s);
+
+#endif

@@ -1,0 +1,179 @@
+/* jsonscan.c - see jsonscan.h. */
+#include "io/jsonscan.h"
+
+#include "base/buf.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static const char *ws(const char *p, const char *e) {
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    return p;
+}
+
+static int hex4(const char *p, const char *e, unsigned *v) {
+    if (e - p < 4) return 0;
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                   : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 99u;
+        if (d > 15) return 0;
+        *v = *v << 4 | d;
+    }
+    return 1;
+}
+
+static void put_utf8(cal_buf *b, unsigned c) {
+    char t[4];
+    size_t n;
+    if (c < 0x80) t[0] = (char)c, n = 1;
+    else if (c < 0x800) t[0] = (char)(0xC0 | c >> 6), t[1] = (char)(0x80 | (c & 63)), n = 2;
+    else if (c < 0x10000) t[0] = (char)(0xE0 | c >> 12), t[1] = (char)(0x80 | (c >> 6 & 63)), t[2] = (char)(0x80 | (c & 63)), n = 3;
+    else t[0] = (char)(0xF0 | c >> 18), t[1] = (char)(0x80 | (c >> 12 & 63)), t[2] = (char)(0x80 | (c >> 6 & 63)), t[3] = (char)(0x80 | (c & 63)), n = 4;
+    cal_buf_add(b, t, n);
+}
+
+/* Nonzero when one of the 8 bytes of w is '"', '\\' or below 0x20. */
+static uint64_t special8(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return ((q - ones) & ~q & high) | ((b - ones) & ~b & high) | ((w - ones * 0x20) & ~w & high);
+}
+
+static int special(char c) { return c == '"' || c == '\\' || (unsigned char)c < 0x20; }
+
+/* The first '"', '\\' or control byte at or after p, or e. */
+static const char *scan_plain(const char *p, const char *e) {
+    for (;;) {
+        while (e - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (special8(w)) break;
+            p += 8;
+        }
+        const char *stop = e - p >= 8 ? p + 8 : e;
+        while (p < stop && !special(*p)) p++;
+        if (p < stop || p == e) return p;
+    }
+}
+
+/* p at the opening quote; returns the position after the closing quote or
+ * NULL. With out, the decoded string is appended. */
+static const char *string(const char *p, const char *e, cal_buf *out) {
+    p++;
+    for (;;) {
+        const char *s = p;
+        p = scan_plain(p, e);
+        if (out && p > s) cal_buf_add(out, s, (size_t)(p - s));
+        if (p >= e || (unsigned char)*p < 0x20) return NULL;
+        if (*p == '"') return p + 1;
+        if (++p >= e) return NULL;  /* backslash */
+        char c = *p++, r;
+        switch (c) {
+        case '"': r = '"'; break;
+        case '\\': r = '\\'; break;
+        case '/': r = '/'; break;
+        case 'b': r = '\b'; break;
+        case 'f': r = '\f'; break;
+        case 'n': r = '\n'; break;
+        case 'r': r = '\r'; break;
+        case 't': r = '\t'; break;
+        case 'u': {
+            unsigned v, w;
+            if (!hex4(p, e, &v)) return NULL;
+            p += 4;
+            if (v >= 0xD800 && v < 0xDC00) {
+                if (e - p < 6 || p[0] != '\\' || p[1] != 'u' || !hex4(p + 2, e, &w) || w < 0xDC00 || w > 0xDFFF)
+                    return NULL;
+                p += 6;
+                v = 0x10000 + ((v - 0xD800) << 10) + (w - 0xDC00);
+            } else if (v >= 0xDC00 && v < 0xE000) return NULL;
+            if (out) put_utf8(out, v);
+            continue;
+        }
+        default: return NULL;
+        }
+        if (out) cal_buf_addc(out, r);
+    }
+}
+
+static const char *digits(const char *p, const char *e) {
+    const char *s = p;
+    while (p < e && *p >= '0' && *p <= '9') p++;
+    return p > s ? p : NULL;
+}
+
+/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static const char *number(const char *p, const char *e) {
+    if (p < e && *p == '-') p++;
+    if (p < e && *p == '0') p++;
+    else if (!(p = digits(p, e))) return NULL;
+    if (p < e && *p == '.' && !(p = digits(p + 1, e))) return NULL;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-')) p++;
+        if (!(p = digits(p, e))) return NULL;
+    }
+    return p;
+}
+
+/* Skips any JSON value (structure checked loosely: the full parser decides
+ * when the fast path gives up). */
+static const char *value(const char *p, const char *e, int depth) {
+    if (p >= e || depth > 64) return NULL;
+    if (*p == '"') return string(p, e, NULL);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        int obj = *p == '{';
+        p = ws(p + 1, e);
+        if (p < e && *p == close) return p + 1;
+        for (;;) {
+            if (obj) {
+                if (p >= e || *p != '"' || !(p = string(p, e, NULL))) return NULL;
+                p = ws(p, e);
+                if (p >= e || *p != ':') return NULL;
+                p = ws(p + 1, e);
+            }
+            if (!(p = value(p, e, depth + 1))) return NULL;
+            p = ws(p, e);
+            if (p < e && *p == ',') { p = ws(p + 1, e); continue; }
+            if (p < e && *p == close) return p + 1;
+            return NULL;
+        }
+    }
+    if (*p == 't') return e - p >= 4 && !memcmp(p, "true", 4) ? p + 4 : NULL;
+    if (*p == 'f') return e - p >= 5 && !memcmp(p, "false", 5) ? p + 5 : NULL;
+    if (*p == 'n') return e - p >= 4 && !memcmp(p, "null", 4) ? p + 4 : NULL;
+    return number(p, e);
+}
+
+int cal_json_field(const char *p, size_t n, const char *key, cal_buf *out) {
+    const char *e = p + n;
+    size_t kl = strlen(key);
+    int found = 0;
+    p = ws(p, e);
+    if (p >= e || *p != '{') return 0;
+    p = ws(p + 1, e);
+    if (p < e && *p == '}') return 0;
+    for (;;) {
+        if (p >= e || *p != '"') return 0;
+        const char *ks = p + 1, *ke = string(p, e, NULL);
+        if (!ke) return 0;
+        p = ws(ke, e);
+        if (p >= e || *p != ':') return 0;
+        p = ws(p + 1, e);
+        /* a key with escapes never matches here: the full parser handles it */
+        if ((size_t)(ke - 1 - ks) == kl && memcmp(ks, key, kl) == 0) {
+            if (found || p >= e || *p != '"') return 0;
+            out->n = 0;
+            if (!(p = string(p, e, out))) return 0;
+            found = 1;
+        } else if (!(p = value(p, e, 0))) return 0;
+        p = ws(p, e);
+        if (p < e && *p == ',') { p = ws(p + 1, e); continue; }
+        if (p < e && *p == '}') break;
+        return 0;
+    }
+    return found && ws(p + 1, e) == e;
+}

@@ -1,0 +1,518 @@
+/* rowfile.c - ROW records <-> .safetensors / .npy / .jsonl. See rowfile.h. */
+#include "io/rowfile.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/hash.h"
+#include "base/num.h"
+#include "base/outfile.h"
+#include "io/npy.h"
+#include "io/safetensors.h"
+#include "stream/internal.h"
+
+#define CHUNK (1u << 16) /* values converted per write */
+
+static int ends_with(const char *s, const char *suf) {
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+cal_rf_type cal_rf_type_of(const char *path) {
+    if (ends_with(path, ".safetensors")) return CAL_RF_SAFETENSORS;
+    if (ends_with(path, ".npy")) return CAL_RF_NPY;
+    if (ends_with(path, ".jsonl")) return CAL_RF_JSONL;
+    return CAL_RF_NONE;
+}
+
+/* ---- export ------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t id, start; /* start: index of the first id in ids/mask */
+    uint32_t len, flags, label;
+} row_info;
+
+struct cal_rowset {
+    cal_rf_type type;
+    cal_buf ids;  /* little-endian u32 */
+    cal_buf mask; /* one 0/1 byte per id (1 where a row has no mask) */
+    row_info *row;
+    size_t n, cap;
+    char **label;
+    size_t nlabel;
+    int padded; /* some mask byte is 0 */
+};
+
+cal_rowset *cal_rowset_new(cal_rf_type type) {
+    cal_rowset *s = cal_xcalloc(1, sizeof *s);
+    s->type = type;
+    return s;
+}
+
+size_t cal_rowset_rows(const cal_rowset *s) { return s->n; }
+
+static uint32_t label_index(cal_rowset *s, const char *p, size_t n) {
+    for (size_t i = s->nlabel; i-- > 0;)
+        if (strlen(s->label[i]) == n && memcmp(s->label[i], p, n) == 0) return (uint32_t)i;
+    s->label = cal_xrealloc(s->label, (s->nlabel + 1) * sizeof *s->label);
+    char *l = cal_xmalloc(n + 1);
+    memcpy(l, p, n);
+    l[n] = 0;
+    s->label[s->nlabel] = l;
+    return (uint32_t)s->nlabel++;
+}
+
+void cal_rowset_add(cal_rowset *s, cal_reader *r, const cal_rec *rec) {
+    if (rec->kind != CAL_ROW)
+        cal_reader_die(r, rec, "expected ROW records to convert, got %s", cal_kind_name(rec->kind));
+    cal_row_view v = cal_row(rec);
+    if (s->n && s->type != CAL_RF_JSONL && v.len != s->row[0].len)
+        cal_reader_die(r, rec, "ROW of length %u differs from the first row's %u (%s needs rows of one length)",
+                       v.len, s->row[0].len, s->type == CAL_RF_NPY ? ".npy" : ".safetensors");
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 256;
+        s->row = cal_xrealloc(s->row, s->cap * sizeof *s->row);
+    }
+    row_info *ri = &s->row[s->n++];
+    ri->id = rec->id;
+    ri->start = s->ids.n / 4;
+    ri->len = v.len;
+    ri->flags = v.flags;
+    ri->label = label_index(s, rec->label, rec->label_len);
+    cal_buf_add(&s->ids, v.ids, 4 * (size_t)v.len);
+    size_t m0 = s->mask.n;
+    cal_buf_reserve(&s->mask, m0 + v.len + 1);
+    if (v.mask) {
+        memcpy(s->mask.p + m0, v.mask, v.len);
+        if (memchr(v.mask, 0, v.len)) s->padded = 1;
+    } else {
+        memset(s->mask.p + m0, 1, v.len);
+    }
+    s->mask.n = m0 + v.len;
+}
+
+static int64_t id_at(const cal_rowset *s, const row_info *ri, uint32_t j) {
+    if (ri->flags & CAL_ROW_NOISE) return -1;
+    return (int64_t)cal_ld32(s->ids.p + 4 * (ri->start + j));
+}
+
+/* Writes every row's ids (or mask) as int64, in chunks. */
+static void write_i64(cal_file *f, const cal_rowset *s, int mask) {
+    uint8_t *buf = cal_xmalloc(8 * CHUNK);
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const row_info *ri = &s->row[i];
+        for (uint32_t j = 0; j < ri->len; j++) {
+            int64_t x = mask ? (int64_t)(uint8_t)s->mask.p[ri->start + j] : id_at(s, ri, j);
+            cal_st64(buf + 8 * k, (uint64_t)x);
+            if (++k == CHUNK) {
+                cal_file_write(f, buf, 8 * k);
+                k = 0;
+            }
+        }
+    }
+    cal_file_write(f, buf, 8 * k);
+    free(buf);
+}
+
+static char *rows_json(const cal_rowset *s) {
+    json_t *a = json_array();
+    size_t i = 0;
+    while (i < s->n) {
+        size_t j = i;
+        while (j < s->n && s->row[j].label == s->row[i].label && s->row[j].flags == s->row[i].flags) j++;
+        json_array_append_new(a, json_pack("[s,I,I]", s->label[s->row[i].label],
+                                           (json_int_t)s->row[i].flags, (json_int_t)(j - i)));
+        i = j;
+    }
+    char *out = json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(a);
+    return out;
+}
+
+static void write_safetensors(cal_rowset *s, const char *path, const cal_meta *meta) {
+    cal_st_writer *w = cal_st_writer_new();
+    cal_buf m = {0};
+    cal__meta_serialize(meta, &m);
+    cal_buf_addc(&m, 0);
+    char *rows = rows_json(s);
+    cal_buf ids = {0};
+    cal_buf_reserve(&ids, 16 * s->n + 1);
+    for (size_t i = 0; i < s->n; i++) cal_buf_addf(&ids, "%016llx", (unsigned long long)s->row[i].id);
+    cal_buf_addc(&ids, 0);
+    cal_st_add_meta(w, "format", "pt");
+    cal_st_add_meta(w, "calkit.stream", m.p);
+    cal_st_add_meta(w, "calkit.rows", rows);
+    cal_st_add_meta(w, "calkit.ids", ids.p);
+    uint64_t shape[2] = {s->n, s->row[0].len};
+    cal_st_add(w, "input_ids", "I64", 2, shape, NULL);
+    if (s->padded) cal_st_add(w, "attention_mask", "I64", 2, shape, NULL);
+    cal_file *f = cal_file_create(path);
+    cal_st_write_header(w, f);
+    write_i64(f, s, 0);
+    if (s->padded) write_i64(f, s, 1);
+    cal_file_commit(f);
+    cal_st_writer_free(w);
+    free(rows);
+    cal_buf_free(&m);
+    cal_buf_free(&ids);
+}
+
+static void write_npy(cal_rowset *s, const char *path) {
+    cal_buf h = {0};
+    uint64_t shape[2] = {s->n, s->row[0].len};
+    cal_npy_header_i64(&h, 2, shape);
+    cal_file *f = cal_file_create(path);
+    cal_file_write(f, h.p, h.n);
+    write_i64(f, s, 0);
+    cal_file_commit(f);
+    cal_buf_free(&h);
+}
+
+/* Appends the decimal form of x (fast path for the many ids of a row). */
+static char *put_i64(char *o, int64_t x) {
+    char tmp[24];
+    int n = 0;
+    uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+    do tmp[n++] = (char)('0' + u % 10); while (u /= 10);
+    if (x < 0) *o++ = '-';
+    while (n) *o++ = tmp[--n];
+    return o;
+}
+
+static void write_jsonl(cal_rowset *s, const char *path) {
+    cal_file *f = cal_file_create(path);
+    size_t cap = 1u << 16;
+    char *buf = cal_xmalloc(cap);
+    for (size_t i = 0; i < s->n; i++) {
+        const row_info *ri = &s->row[i];
+        size_t need = 64 + (size_t)ri->len * 24;
+        if (need > cap) buf = cal_xrealloc(buf, cap = need);
+        char *o = buf;
+        memcpy(o, "{\"input_ids\":[", 14), o += 14;
+        for (uint32_t j = 0; j < ri->len; j++) {
+            if (j) *o++ = ',';
+            o = put_i64(o, id_at(s, ri, j));
+        }
+        *o++ = ']';
+        if (s->padded) {
+            memcpy(o, ",\"attention_mask\":[", 19), o += 19;
+            for (uint32_t j = 0; j < ri->len; j++) {
+                if (j) *o++ = ',';
+                *o++ = s->mask.p[ri->start + j] ? '1' : '0';
+            }
+            *o++ = ']';
+        }
+        *o++ = '}';
+        *o++ = '\n';
+        cal_file_write(f, buf, (size_t)(o - buf));
+    }
+    free(buf);
+    cal_file_commit(f);
+}
+
+void cal_rowset_write(cal_rowset *s, const char *path, const cal_meta *meta) {
+    if (s->n == 0) cal_die("%s: no ROW records to write", path);
+    switch (s->type) {
+    case CAL_RF_SAFETENSORS: write_safetensors(s, path, meta); break;
+    case CAL_RF_NPY: write_npy(s, path); break;
+    case CAL_RF_JSONL: write_jsonl(s, path); break;
+    default: cal_die("%s: not a .safetensors, .npy or .jsonl name", path);
+    }
+}
+
+void cal_rowset_free(cal_rowset *s) {
+    if (!s) return;
+    for (size_t i = 0; i < s->nlabel; i++) free(s->label[i]);
+    free(s->label);
+    free(s->row);
+    cal_buf_free(&s->ids);
+    cal_buf_free(&s->mask);
+    free(s);
+}
+
+/* ---- import ------------------------------------------------------------- */
+
+/* What calkit metadata says about each row (restore mode). */
+typedef struct {
+    int on;
+    json_t *runs;
+    size_t run, left; /* current run and rows left in it */
+    const char *hex;
+} restore_info;
+
+typedef struct {
+    const char *path;
+    cal_writer *w;
+    char *label;      /* default label: file base name */
+    restore_info rs;
+    uint32_t *ids;
+    uint8_t *mask;
+    size_t cap;
+} importer;
+
+static char *base_label(const char *path) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strcspn(b, ".");
+    if (n == 0) n = strlen(b);
+    if (n > CAL_MAX_LABEL) n = CAL_MAX_LABEL;
+    char *l = cal_xmalloc(n + 1);
+    for (size_t i = 0; i < n; i++) l[i] = (unsigned char)b[i] < 0x20 || b[i] == 0x7f ? '_' : b[i];
+    l[n] = 0;
+    return l;
+}
+
+static void reserve(importer *im, size_t len) {
+    if (len <= im->cap) return;
+    im->cap = len;
+    im->ids = cal_xrealloc(im->ids, len * sizeof *im->ids + 1);
+    im->mask = cal_xrealloc(im->mask, len + 1);
+}
+
+/* Emits row number `r` from im->ids/mask; noise and has_zero from the data. */
+static void emit(importer *im, uint64_t r, uint32_t len, int noise, int has_zero, int have_mask) {
+    const char *label = im->label;
+    uint64_t id;
+    int use_mask = has_zero;
+    if (im->rs.on) {
+        json_t *run = json_array_get(im->rs.runs, im->rs.run);
+        while (im->rs.left == 0) {
+            run = json_array_get(im->rs.runs, ++im->rs.run);
+            im->rs.left = (size_t)json_integer_value(json_array_get(run, 2));
+        }
+        im->rs.left--;
+        label = json_string_value(json_array_get(run, 0));
+        uint32_t flags = (uint32_t)json_integer_value(json_array_get(run, 1));
+        use_mask = (flags & CAL_ROW_MASK) != 0;
+        if (!use_mask && has_zero)
+            cal_die_at(im->path, 8, "calkit.rows says row %llu has no mask, but attention_mask has a 0",
+                       (unsigned long long)r);
+        if (use_mask && !have_mask) memset(im->mask, 1, len);
+        char h[17];
+        memcpy(h, im->rs.hex + 16 * r, 16);
+        h[16] = 0;
+        id = strtoull(h, NULL, 16);
+    } else {
+        id = cal_hash(im->ids, 4 * (size_t)len);
+    }
+    cal_write_row(im->w, label, id, im->ids, use_mask ? im->mask : NULL, len, noise ? CAL_ROW_NOISE : 0);
+}
+
+static int64_t ld(const uint8_t *p, int es) {
+    switch (es) {
+    case 8: return (int64_t)cal_ld64(p);
+    case 4: return (int64_t)(int32_t)cal_ld32(p);
+    case 2: return (int64_t)(int16_t)(p[0] | p[1] << 8);
+    default: return p[0];
+    }
+}
+
+/* Rows of a dense matrix: ids (element size ies), optional mask (mes). */
+static size_t import_matrix(importer *im, const uint8_t *ids, int ies, uint64_t ids_off,
+                            const uint8_t *mask, int mes, uint64_t mask_off, uint64_t rows,
+                            uint64_t len, const char *what) {
+    if (len > (CAL_MAX_PAYLOAD - 8) / 5)
+        cal_die_at(im->path, ids_off, "rows of %llu ids exceed the ROW limit", (unsigned long long)len);
+    reserve(im, (size_t)len);
+    for (uint64_t r = 0; r < rows; r++) {
+        const uint8_t *p = ids + r * len * ies;
+        int noise = len > 0 && ld(p, ies) == -1;
+        for (uint64_t j = 0; j < len; j++) {
+            int64_t x = ld(p + j * ies, ies);
+            if (noise && x != -1)
+                cal_die_at(im->path, ids_off + (r * len + j) * ies,
+                           "%s[%llu][%llu] = %lld in a row that starts with -1 (noise rows are all -1)",
+                           what, (unsigned long long)r, (unsigned long long)j, (long long)x);
+            if (!noise && (x < 0 || x > (int64_t)UINT32_MAX))
+                cal_die_at(im->path, ids_off + (r * len + j) * ies,
+                           "%s[%llu][%llu] = %lld is not a token id (0..4294967295, or -1 for noise rows)",
+                           what, (unsigned long long)r, (unsigned long long)j, (long long)x);
+            im->ids[j] = noise ? 0 : (uint32_t)x;
+        }
+        int has_zero = 0;
+        if (mask)
+            for (uint64_t j = 0; j < len; j++) {
+                int64_t m = ld(mask + (r * len + j) * mes, mes);
+                if (m != 0 && m != 1)
+                    cal_die_at(im->path, mask_off + (r * len + j) * mes,
+                               "attention_mask[%llu][%llu] = %lld is not 0 or 1", (unsigned long long)r,
+                               (unsigned long long)j, (long long)m);
+                im->mask[j] = (uint8_t)m;
+                has_zero |= m == 0;
+            }
+        emit(im, r, (uint32_t)len, noise, has_zero, mask != NULL);
+    }
+    return (size_t)rows;
+}
+
+/* Validates calkit metadata against `rows`; fills im->rs and the stream
+ * metadata. Returns 1 when restoring. */
+static int restore_setup(importer *im, const cal_st_file *f, uint64_t rows) {
+    const char *sm = cal_st_meta_get(f, "calkit.stream"), *rm = cal_st_meta_get(f, "calkit.rows"),
+               *hx = cal_st_meta_get(f, "calkit.ids");
+    if (!sm || !rm || !hx) return 0;
+    char err[256];
+    cal_meta meta = {0};
+    if (!cal__meta_parse(sm, strlen(sm), &meta, err, sizeof err))
+        cal_die_at(im->path, 8, "calkit.stream metadata: %s", err);
+    if (strlen(hx) != 16 * rows || strspn(hx, "0123456789abcdef") != strlen(hx))
+        cal_die_at(im->path, 8, "calkit.ids metadata is not 16 hex digits for each of %llu rows",
+                   (unsigned long long)rows);
+    json_error_t je;
+    json_t *runs = json_loads(rm, 0, &je);
+    uint64_t total = 0;
+    int ok = json_is_array(runs);
+    for (size_t i = 0; ok && i < json_array_size(runs); i++) {
+        json_t *r = json_array_get(runs, i);
+        json_t *l = json_array_get(r, 0), *fl = json_array_get(r, 1), *c = json_array_get(r, 2);
+        ok = json_is_array(r) && json_array_size(r) == 3 && json_is_string(l) && json_is_integer(fl) &&
+             json_is_integer(c) && json_integer_value(c) > 0 && json_integer_value(fl) >= 0 &&
+             json_integer_value(fl) <= 3 && json_string_length(l) <= CAL_MAX_LABEL &&
+             strlen(json_string_value(l)) == json_string_length(l);
+        for (const char *p = ok ? json_string_value(l) : ""; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) ok = 0;
+        if (ok) total += (uint64_t)json_integer_value(c);
+    }
+    if (!ok || total != rows) {
+        json_decref(runs);
+        cal_die_at(im->path, 8, "calkit.rows metadata does not describe the %llu rows",
+                   (unsigned long long)rows);
+    }
+    cal_meta_copy(cal_writer_meta(im->w), &meta);
+    cal_meta_free(&meta);
+    im->rs.on = 1;
+    im->rs.runs = runs;
+    im->rs.run = 0;
+    im->rs.left = rows ? (size_t)json_integer_value(json_array_get(json_array_get(runs, 0), 2)) : 0;
+    im->rs.hex = hx;
+    return 1;
+}
+
+static int int_dtype(const char *d) {
+    if (!strcmp(d, "I64")) return 8;
+    if (!strcmp(d, "I32")) return 4;
+    return 0;
+}
+static int mask_dtype(const char *d) {
+    if (!strcmp(d, "I64") || !strcmp(d, "U64")) return 8;
+    if (!strcmp(d, "I32") || !strcmp(d, "U32")) return 4;
+    if (!strcmp(d, "I16") || !strcmp(d, "U16")) return 2;
+    if (!strcmp(d, "BOOL") || !strcmp(d, "U8") || !strcmp(d, "I8")) return 1;
+    return 0;
+}
+
+static size_t import_safetensors(importer *im, int argc, char **argv) {
+    cal_st_file *f = cal_st_open(im->path);
+    const cal_st_tensor *t = cal_st_find(f, "input_ids");
+    if (!t) cal_die_at(im->path, 8, "no tensor 'input_ids'%s", cal_st_hint(f, "input_ids"));
+    int es = int_dtype(t->dtype);
+    if (!es) cal_die_at(im->path, 8, "input_ids has dtype %s; want I64 or I32", t->dtype);
+    if (t->ndim != 1 && t->ndim != 2)
+        cal_die_at(im->path, 8, "input_ids has %d dimensions; want [rows, length] or [length]", t->ndim);
+    uint64_t rows = t->ndim == 2 ? t->shape[0] : 1, len = t->ndim == 2 ? t->shape[1] : t->shape[0];
+    const cal_st_tensor *m = cal_st_find(f, "attention_mask");
+    int mes = 0;
+    if (m) {
+        mes = mask_dtype(m->dtype);
+        if (!mes) cal_die_at(im->path, 8, "attention_mask has dtype %s; want an integer or BOOL type", m->dtype);
+        if (m->numel != t->numel || m->ndim != t->ndim || m->shape[0] != t->shape[0])
+            cal_die_at(im->path, 8, "attention_mask and input_ids differ in shape");
+    }
+    if (!restore_setup(im, f, rows)) cal_meta_add_stage(cal_writer_meta(im->w), argc, argv, NULL);
+    size_t n = import_matrix(im, t->data, es, t->offset, m ? m->data : NULL, mes, m ? m->offset : 0, rows,
+                             len, "input_ids");
+    json_decref(im->rs.runs);
+    cal_st_close(f);
+    return n;
+}
+
+static size_t import_npy(importer *im, int argc, char **argv) {
+    cal_npy a;
+    char err[512];
+    if (!cal_npy_open(&a, im->path, err, sizeof err)) cal_die("%s", err);
+    cal_meta_add_stage(cal_writer_meta(im->w), argc, argv, NULL);
+    uint64_t rows = a.ndim == 2 ? a.shape[0] : 1, len = a.ndim == 2 ? a.shape[1] : a.shape[0];
+    size_t n = import_matrix(im, a.data, a.elem, a.data_offset, NULL, 0, 0, rows, len, "array");
+    cal_npy_close(&a);
+    return n;
+}
+
+/* One JSON array of integers into im->ids or im->mask; returns its length. */
+static size_t jsonl_array(importer *im, json_t *a, size_t line, const char *key, int is_mask,
+                          int *noise, int *has_zero) {
+    if (!json_is_array(a)) cal_die("%s: line %zu: \"%s\" is not a list of integers", im->path, line, key);
+    size_t n = json_array_size(a);
+    if (n > (CAL_MAX_PAYLOAD - 8) / 5) cal_die("%s: line %zu: row of %zu ids exceeds the ROW limit", im->path, line, n);
+    reserve(im, n);
+    for (size_t j = 0; j < n; j++) {
+        json_t *v = json_array_get(a, j);
+        if (!json_is_integer(v))
+            cal_die("%s: line %zu: %s[%zu] is not an integer", im->path, line, key, j);
+        long long x = json_integer_value(v);
+        if (is_mask) {
+            if (x != 0 && x != 1) cal_die("%s: line %zu: %s[%zu] = %lld is not 0 or 1", im->path, line, key, j, x);
+            im->mask[j] = (uint8_t)x;
+            *has_zero |= x == 0;
+            continue;
+        }
+        if (j == 0) *noise = x == -1;
+        if (*noise ? x != -1 : (x < 0 || x > (long long)UINT32_MAX))
+            cal_die("%s: line %zu: %s[%zu] = %lld is not a token id (0..4294967295, or -1 for noise rows)",
+                    im->path, line, key, j, x);
+        im->ids[j] = *noise ? 0 : (uint32_t)x;
+    }
+    return n;
+}
+
+static size_t import_jsonl(importer *im, int argc, char **argv) {
+    FILE *fp = fopen(im->path, "r");
+    if (!fp) cal_die("%s: %s", im->path, strerror(errno));
+    cal_meta_add_stage(cal_writer_meta(im->w), argc, argv, NULL);
+    char *line = NULL;
+    size_t cap = 0, lineno = 0, rows = 0;
+    ssize_t k;
+    while ((k = getline(&line, &cap, fp)) > 0) {
+        lineno++;
+        if (strspn(line, " \t\r\n") == (size_t)k) continue;
+        json_error_t je;
+        json_t *o = json_loadb(line, (size_t)k, JSON_REJECT_DUPLICATES, &je);
+        if (!o) cal_die("%s: line %zu: bad JSON at column %d: %s", im->path, lineno, je.column, je.text);
+        if (!json_is_object(o)) cal_die("%s: line %zu: not a JSON object", im->path, lineno);
+        json_t *ids = json_object_get(o, "input_ids"), *mask = json_object_get(o, "attention_mask");
+        if (!ids) cal_die("%s: line %zu: no \"input_ids\"", im->path, lineno);
+        int noise = 0, has_zero = 0;
+        size_t n = jsonl_array(im, ids, lineno, "input_ids", 0, &noise, &has_zero);
+        if (mask && jsonl_array(im, mask, lineno, "attention_mask", 1, &noise, &has_zero) != n)
+            cal_die("%s: line %zu: attention_mask and input_ids differ in length", im->path, lineno);
+        emit(im, rows++, (uint32_t)n, noise, has_zero, mask != NULL);
+        json_decref(o);
+    }
+    if (ferror(fp)) cal_die("%s: read error: %s", im->path, strerror(errno));
+    free(line);
+    fclose(fp);
+    return rows;
+}
+
+size_t cal_rowfile_import(const char *path, cal_writer *w, int argc, char **argv) {
+    importer im = {0};
+    im.path = path;
+    im.w = w;
+    im.label = base_label(path);
+    size_t n;
+    switch (cal_rf_type_of(path)) {
+    case CAL_RF_SAFETENSORS: n = import_safetensors(&im, argc, argv); break;
+    case CAL_RF_NPY: n = import_npy(&im, argc, argv); break;
+    case CAL_RF_JSONL: n = import_jsonl(&im, argc, argv); break;
+    default: cal_usage_error("--import %s: not a .safetensors, .npy or .jsonl name", path);
+    }
+    free(im.label);
+    free(im.ids);
+    free(im.mask);
+    return n;
+}

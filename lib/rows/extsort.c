@@ -1,0 +1,262 @@
+/* extsort.c - external merge sort of keyed byte records; see extsort.h. */
+#include "rows/extsort.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "stream/stream.h"
+
+#define FAN_IN 128              /* runs merged at once (bounded open files) */
+#define RUN_BUF (256u << 10)    /* stdio buffer per run file */
+#define ITEM_COST 32            /* bookkeeping bytes charged per record */
+
+typedef struct {
+    uint64_t key, seq;
+    size_t off, len;
+} item;
+
+/* A run being read back: its current record is (key, seq, data). */
+typedef struct {
+    FILE *f;
+    uint64_t key, seq;
+    cal_buf data;
+} run_in;
+
+struct cal_extsort {
+    size_t limit;
+    uint64_t seq;
+    cal_buf arena;
+    item *items;
+    size_t n, cap;
+    FILE **runs;                /* spilled runs, each rewound when merging */
+    size_t nruns, runcap, spills;
+    int reading;
+    size_t next;                /* in-memory iteration */
+    run_in *in;                 /* merge state */
+    size_t *heap, nheap;
+    cal_buf cur;
+};
+
+static const char *tmpdir(void) {
+    const char *d = getenv("TMPDIR");
+    return d && *d ? d : "/tmp";
+}
+
+static FILE *new_tmp(void) {
+    cal_buf path = {0};
+    cal_buf_addf(&path, "%s/calsort.XXXXXX", tmpdir());
+    cal_buf_addc(&path, 0);
+    int fd = mkstemp(path.p);
+    if (fd < 0) cal_die("%s: cannot create a temporary file: %s", path.p, strerror(errno));
+    unlink(path.p); /* gone when closed or when the program exits, however it exits */
+    FILE *f = fdopen(fd, "w+b");
+    if (!f) cal_die("%s: %s", path.p, strerror(errno));
+    setvbuf(f, NULL, _IOFBF, RUN_BUF);
+    cal_buf_free(&path);
+    return f;
+}
+
+static void put(FILE *f, const void *p, size_t n) {
+    if (n && fwrite(p, 1, n, f) != n)
+        cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
+}
+
+static void put_head(FILE *f, uint64_t key, uint64_t seq, uint64_t len) {
+    uint8_t h[24];
+    cal_st64(h, key);
+    cal_st64(h + 8, seq);
+    cal_st64(h + 16, len);
+    put(f, h, 24);
+}
+
+/* Reads the next record of a run; 0 at its end. */
+static int run_next(run_in *r) {
+    uint8_t h[24];
+    size_t k = fread(h, 1, 24, r->f);
+    if (k == 0 && feof(r->f)) return 0;
+    if (k != 24) cal_die("%s: temporary file read failed", tmpdir());
+    r->key = cal_ld64(h);
+    r->seq = cal_ld64(h + 8);
+    size_t len = (size_t)cal_ld64(h + 16);
+    r->data.n = 0;
+    cal_buf_reserve(&r->data, len ? len : 1);
+    if (len && fread(r->data.p, 1, len, r->f) != len) cal_die("%s: temporary file read failed", tmpdir());
+    r->data.n = len;
+    return 1;
+}
+
+static int cmp_item(const void *a, const void *b) {
+    const item *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+cal_extsort *cal_extsort_new(size_t mem_limit) {
+    cal_extsort *s = cal_xcalloc(1, sizeof *s);
+    s->limit = mem_limit < 4096 ? 4096 : mem_limit;
+    return s;
+}
+
+static void add_run(cal_extsort *s, FILE *f) {
+    if (s->nruns == s->runcap) {
+        s->runcap = s->runcap ? 2 * s->runcap : 16;
+        s->runs = cal_xrealloc(s->runs, s->runcap * sizeof *s->runs);
+    }
+    s->runs[s->nruns++] = f;
+}
+
+static void spill(cal_extsort *s) {
+    qsort(s->items, s->n, sizeof *s->items, cmp_item);
+    FILE *f = new_tmp();
+    for (size_t i = 0; i < s->n; i++) {
+        put_head(f, s->items[i].key, s->items[i].seq, s->items[i].len);
+        put(f, s->arena.p + s->items[i].off, s->items[i].len);
+    }
+    if (fflush(f) != 0) cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
+    add_run(s, f);
+    s->spills++;
+    s->n = 0;
+    s->arena.n = 0;
+}
+
+void cal_extsort_add(cal_extsort *s, uint64_t key, const void *p, size_t n) {
+    if (s->n && s->arena.n + n + (s->n + 1) * ITEM_COST > s->limit) spill(s);
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->items = cal_xrealloc(s->items, s->cap * sizeof *s->items);
+    }
+    s->items[s->n++] = (item){key, s->seq++, s->arena.n, n};
+    if (s->arena.n + n > s->arena.cap) {
+        /* grow by doubling, but not past the limit: memory stays near -S */
+        size_t want = s->arena.cap ? 2 * s->arena.cap : (1u << 20);
+        if (want > s->limit) want = s->limit;
+        if (want < s->arena.n + n) want = s->arena.n + n;
+        s->arena.p = cal_xrealloc(s->arena.p, want);
+        s->arena.cap = want;
+    }
+    if (n) memcpy(s->arena.p + s->arena.n, p, n);
+    s->arena.n += n;
+}
+
+static int in_less(const cal_extsort *s, size_t a, size_t b) {
+    const run_in *x = &s->in[a], *y = &s->in[b];
+    if (x->key != y->key) return x->key < y->key;
+    return x->seq < y->seq;
+}
+
+static void sift_down(cal_extsort *s, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < s->nheap && in_less(s, s->heap[l], s->heap[m])) m = l;
+        if (l + 1 < s->nheap && in_less(s, s->heap[l + 1], s->heap[m])) m = l + 1;
+        if (m == i) return;
+        size_t t = s->heap[i];
+        s->heap[i] = s->heap[m];
+        s->heap[m] = t;
+        i = m;
+    }
+}
+
+/* Opens runs [from, from+k) for merging. */
+static void merge_open(cal_extsort *s, size_t from, size_t k) {
+    s->in = cal_xcalloc(k, sizeof *s->in);
+    s->heap = cal_xmalloc(k * sizeof *s->heap);
+    s->nheap = 0;
+    for (size_t i = 0; i < k; i++) {
+        s->in[i].f = s->runs[from + i];
+        rewind(s->in[i].f);
+        if (run_next(&s->in[i])) s->heap[s->nheap++] = i;
+    }
+    for (size_t i = s->nheap; i-- > 0;) sift_down(s, i);
+}
+
+/* Pops the smallest record into s->cur; 0 when all runs are exhausted. */
+static int merge_pop(cal_extsort *s, uint64_t *key, uint64_t *seq) {
+    if (!s->nheap) return 0;
+    run_in *r = &s->in[s->heap[0]];
+    *key = r->key;
+    *seq = r->seq;
+    cal_buf t = s->cur; /* hand the record over without copying it */
+    s->cur = r->data;
+    r->data = t;
+    if (!run_next(r)) s->heap[0] = s->heap[--s->nheap];
+    sift_down(s, 0);
+    return 1;
+}
+
+static void merge_close(cal_extsort *s, size_t k) {
+    for (size_t i = 0; i < k; i++) {
+        fclose(s->in[i].f);
+        cal_buf_free(&s->in[i].data);
+    }
+    free(s->in);
+    free(s->heap);
+    s->in = NULL;
+    s->heap = NULL;
+}
+
+/* Ends adding: with spills, merges until at most FAN_IN runs remain. */
+static void start_reading(cal_extsort *s) {
+    s->reading = 1;
+    if (!s->nruns) {
+        if (s->n) qsort(s->items, s->n, sizeof *s->items, cmp_item);
+        return;
+    }
+    if (s->n) spill(s);
+    free(s->items);
+    s->items = NULL;
+    cal_buf_free(&s->arena);
+    size_t first = 0;
+    while (s->nruns - first > FAN_IN) {
+        merge_open(s, first, FAN_IN);
+        FILE *f = new_tmp();
+        uint64_t key, seq;
+        while (merge_pop(s, &key, &seq)) {
+            put_head(f, key, seq, s->cur.n);
+            put(f, s->cur.p, s->cur.n);
+        }
+        if (fflush(f) != 0) cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
+        merge_close(s, FAN_IN);
+        first += FAN_IN;
+        add_run(s, f);
+    }
+    memmove(s->runs, s->runs + first, (s->nruns - first) * sizeof *s->runs);
+    s->nruns -= first;
+    merge_open(s, 0, s->nruns);
+}
+
+int cal_extsort_next(cal_extsort *s, const void **p, size_t *n) {
+    if (!s->reading) start_reading(s);
+    if (!s->nruns) {
+        if (s->next >= s->n) return 0;
+        item *it = &s->items[s->next++];
+        *p = s->arena.p + it->off;
+        *n = it->len;
+        return 1;
+    }
+    uint64_t key, seq;
+    if (!merge_pop(s, &key, &seq)) return 0;
+    *p = s->cur.p;
+    *n = s->cur.n;
+    return 1;
+}
+
+size_t cal_extsort_spills(const cal_extsort *s) { return s->spills; }
+
+void cal_extsort_free(cal_extsort *s) {
+    if (!s) return;
+    if (s->in) merge_close(s, s->nruns);
+    else
+        for (size_t i = 0; i < s->nruns; i++) fclose(s->runs[i]);
+    free(s->runs);
+    free(s->items);
+    cal_buf_free(&s->arena);
+    cal_buf_free(&s->cur);
+    free(s);
+}

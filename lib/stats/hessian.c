@@ -1,0 +1,237 @@
+/* hessian.c - block accumulation of X^T X (psyrk.c does the BLAS work) and
+ * exact per-channel statistics. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cblas.h>
+
+#include "stats/hessian.h"
+#include "base/dtype.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "stats/psyrk.h"
+#include "stream/stream.h"
+
+struct cal_hess {
+    cal_hess_stats *s;
+    cal_psyrk *p;
+    size_t block;          /* rows per block */
+    size_t ld;             /* row stride of the blocks and of H until finish */
+    int finished;
+    double *cur;           /* the block being filled */
+    size_t rows;           /* rows filled in it */
+};
+
+cal_hess_stats *cal_hess_stats_new(size_t d) {
+    cal_hess_stats *s = cal_xcalloc(1, sizeof *s);
+    s->d = d;
+    s->H = cal_xcalloc(d * d, sizeof(double));
+    s->sum = cal_xcalloc(d, sizeof(double));
+    s->sumsq = cal_xcalloc(d, sizeof(double));
+    s->abssum = cal_xcalloc(d, sizeof(double));
+    s->absmax = cal_xcalloc(d, sizeof(double));
+    return s;
+}
+
+void cal_hess_stats_free(cal_hess_stats *s) {
+    if (!s) return;
+    free(s->H);
+    free(s->sum);
+    free(s->sumsq);
+    free(s->abssum);
+    free(s->absmax);
+    free(s);
+}
+
+cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads) {
+    if (d == 0 || d > (1u << 20)) cal_die("vector width %zu is out of range", d);
+    cal_hess *h = cal_xcalloc(1, sizeof *h);
+    h->s = cal_hess_stats_new(d);
+    if (!block_rows) {
+        block_rows = ((size_t)4 << 20) / d; /* 32 MB of doubles */
+        if (block_rows < 256) block_rows = 256;
+        if (block_rows > 4096) block_rows = 4096;
+    }
+    h->block = block_rows;
+    h->ld = cal_psyrk_ld(d);
+    free(h->s->H); /* padded rows while accumulating; cal_hess_finish packs them */
+    h->s->H = cal_xcalloc(d * h->ld, sizeof(double));
+    h->p = cal_psyrk_new(d, block_rows, threads, h->s->H);
+    h->cur = cal_psyrk_block(h->p);
+    return h;
+}
+
+int cal_hess_threads(const cal_hess *h) { return cal_psyrk_threads(h->p); }
+
+size_t cal_hess_block_rows(const cal_hess *h) { return h->block; }
+
+double *cal_hess_row(cal_hess *h) { return h->cur + h->rows * h->ld; }
+
+/* Hands the filled block to the workers and moves on to a free one. */
+static void dispatch(cal_hess *h) {
+    cal_psyrk_submit(h->p, h->rows);
+    h->cur = cal_psyrk_block(h->p);
+    h->rows = 0;
+}
+
+/* Adds w*x, w*x^2, w*|x| and max |x| into the statistics; plain loops over
+ * restrict pointers, so that the compiler vectorizes them (this runs on the
+ * reading thread, beside the BLAS workers). */
+static void add_stats(cal_hess_stats *s, const double *restrict x, double w) {
+    double *restrict sum = s->sum, *restrict sumsq = s->sumsq, *restrict abssum = s->abssum,
+                     *restrict absmax = s->absmax;
+    for (size_t j = 0; j < s->d; j++) {
+        double v = x[j], a = fabs(v);
+        sum[j] += w * v;
+        sumsq[j] += w * (v * v);
+        abssum[j] += w * a;
+        absmax[j] = a > absmax[j] ? a : absmax[j];
+    }
+    s->count += w;
+}
+
+void cal_hess_commit(cal_hess *h) {
+    add_stats(h->s, cal_hess_row(h), 1);
+    if (++h->rows == h->block) dispatch(h);
+}
+
+void cal_hess_commit_weighted(cal_hess *h, uint64_t c) {
+    double *x = cal_hess_row(h), r = sqrt((double)c);
+    add_stats(h->s, x, (double)c);
+    for (size_t j = 0; j < h->s->d; j++) x[j] *= r;
+    if (++h->rows == h->block) dispatch(h);
+}
+
+cal_hess_stats *cal_hess_finish(cal_hess *h) {
+    if (h->rows) dispatch(h);
+    cal_psyrk_wait(h->p);
+    cal_hess_stats *s = h->s;
+    size_t d = s->d, ld = h->ld;
+    if (h->finished) return s;
+    /* The BLAS filled the row-major lower triangle; mirror it in tiles so that
+     * the strided reads stay in cache, then close up the padded rows. */
+    const size_t B = 64;
+    for (size_t i0 = 0; i0 < d; i0 += B)
+        for (size_t j0 = i0; j0 < d; j0 += B)
+            for (size_t i = i0; i < i0 + B && i < d; i++)
+                for (size_t j = j0 > i + 1 ? j0 : i + 1; j < j0 + B && j < d; j++)
+                    s->H[i * ld + j] = s->H[j * ld + i];
+    for (size_t i = 1; i < d; i++) memmove(s->H + i * d, s->H + i * ld, d * sizeof(double));
+    h->finished = 1;
+    return s;
+}
+
+void cal_hess_free(cal_hess *h) {
+    if (!h) return;
+    cal_psyrk_free(h->p);
+    cal_hess_stats_free(h->s);
+    free(h);
+}
+
+int cal_all_finite(const double *x, size_t n) {
+    /* x - x is 0 for a finite x and NaN for Inf or NaN; an AND of
+     * comparisons vectorizes where a floating-point sum would not. */
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) ok &= x[i] - x[i] == 0;
+    return ok;
+}
+
+/* Each loop also ORs together whether a value's exponent bits are all ones
+ * (Inf or NaN), an integer test on the source that vectorizes with the
+ * conversion, so the caller needs no second pass over the row. */
+int cal_decode_row(const uint8_t *restrict src, int dtype, size_t d, double *restrict dst) {
+    int bad = 0;
+    switch (dtype) {
+    case CAL_F32:
+        for (size_t j = 0; j < d; j++) {
+            uint32_t u = cal_ld32(src + 4 * j);
+            float f;
+            memcpy(&f, &u, 4);
+            dst[j] = f;
+            bad |= (u & 0x7f800000u) == 0x7f800000u;
+        }
+        break;
+    case CAL_F16:
+        for (size_t j = 0; j < d; j++) {
+            uint16_t u = (uint16_t)(src[2 * j] | src[2 * j + 1] << 8);
+            dst[j] = cal_f16_to_f32(u);
+            bad |= (u & 0x7c00u) == 0x7c00u;
+        }
+        break;
+    case CAL_BF16:
+        for (size_t j = 0; j < d; j++) {
+            uint16_t u = (uint16_t)(src[2 * j] | src[2 * j + 1] << 8);
+            dst[j] = cal_bf16_to_f32(u);
+            bad |= (u & 0x7f80u) == 0x7f80u;
+        }
+        break;
+    default:
+        cal_die("unknown dtype %d", dtype);
+    }
+    return !bad;
+}
+
+/* ---- GPTQ inverse ------------------------------------------------------- */
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+void dpotri_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+
+int cal_gptq_inverse(const double *A, size_t d, double damp, double *out, size_t *dead) {
+    int n = (int)d, info = 0;
+    memcpy(out, A, d * d * sizeof(double));
+    size_t nd = 0;
+    double mean = 0;
+    for (size_t i = 0; i < d; i++)
+        if (out[i * d + i] == 0) {
+            out[i * d + i] = 1;
+            nd++;
+        }
+    for (size_t i = 0; i < d; i++) mean += out[i * d + i];
+    mean /= (double)d;
+    for (size_t i = 0; i < d; i++) out[i * d + i] += damp * mean;
+    if (dead) *dead = nd;
+    /* The matrix is symmetric, so its row-major and column-major views agree;
+     * LAPACK works column-major on the upper triangle throughout. */
+    dpotrf_("U", &n, out, &n, &info);
+    if (info) return info;
+    dpotri_("U", &n, out, &n, &info);
+    if (info) return info;
+    dpotrf_("U", &n, out, &n, &info); /* reads only the upper triangle of the inverse */
+    if (info) return info;
+    /* Column-major upper U(i,j), i <= j, sits at out[i + j*d]; as row-major it
+     * is the transpose. Transpose in place and clear below the diagonal. */
+    for (size_t i = 0; i < d; i++)
+        for (size_t j = i + 1; j < d; j++) {
+            out[i * d + j] = out[j * d + i];
+            out[j * d + i] = 0;
+        }
+    return 0;
+}
+
+/* ---- BLAS kernel choice ------------------------------------------------- */
+const char *cal_blas_core(void) {
+    const char *c = openblas_get_corename();
+    return c ? c : "unknown";
+}
+
+void cal_blas_prefer_avx512(char **argv) {
+    if (getenv("OPENBLAS_CORETYPE")) return;
+    /* 0.3.21 runs AVX-512 CPUs it does not know (and Zen 4) on AVX2 kernels. */
+    if (strcmp(cal_blas_core(), "Haswell") != 0 && strcmp(cal_blas_core(), "Zen") != 0) return;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+        !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl"))
+        return;
+    if (setenv("OPENBLAS_CORETYPE", "SkylakeX", 1) != 0) return;
+    execv("/proc/self/exe", argv);
+    unsetenv("OPENBLAS_CORETYPE"); /* exec failed: go on with the default kernels */
+#else
+    (void)argv;
+#endif
+}
+
+void cal_blas_threads(int n) {
+    if (n > 0) openblas_set_num_threads(n);
+}

@@ -1,0 +1,300 @@
+/* stream_read.c - buffered, validating cal-stream reader. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "base/dtype.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "stream/internal.h"
+
+#define READ_CHUNK (1u << 20)
+
+struct cal_reader {
+    int fd;            /* -1 for a memory reader */
+    int own_fd;
+    char *name;
+    uint8_t *buf;      /* owned unless memory reader */
+    size_t cap, pos, end;
+    uint64_t base;     /* input offset of buf[0] */
+    int eof;
+    cal_meta meta;
+    unsigned headers;
+    int seg_open;          /* a header was read and its END not yet */
+    uint64_t seg_records;  /* records of the open segment */
+};
+
+static void reader_init(cal_reader *r, const char *name) {
+    r->name = cal_xstrdup(name);
+}
+
+/* Make at least `need` bytes available at pos; returns how many are. */
+static size_t fill(cal_reader *r, size_t need, char *err, size_t errlen, int *ioerr) {
+    size_t have = r->end - r->pos;
+    if (have >= need || r->fd < 0 || r->eof) return have;
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, have);
+        r->base += r->pos;
+        r->end = have;
+        r->pos = 0;
+    }
+    if (need > r->cap) {
+        size_t c = r->cap;
+        while (c < need) c *= 2;
+        r->buf = cal_xrealloc(r->buf, c);
+        r->cap = c;
+    }
+    while (r->end < need && !r->eof) {
+        /* Read what is needed and at most a chunk more: a full buffer after a
+         * large record would be moved to the front again by the next fill. */
+        size_t want = need - r->end < READ_CHUNK ? READ_CHUNK : need - r->end;
+        if (want > r->cap - r->end) want = r->cap - r->end;
+        ssize_t k = read(r->fd, r->buf + r->end, want);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            snprintf(err, errlen, "read error: %s", strerror(errno));
+            *ioerr = 1;
+            return r->end;
+        }
+        if (k == 0) r->eof = 1;
+        r->end += (size_t)k;
+    }
+    return r->end - r->pos;
+}
+
+#define FAIL(off, ...) do { snprintf(err, errlen, __VA_ARGS__); *erroff = (off); return -1; } while (0)
+
+/* Reads a header at pos into `into`. 0 ok, -1 error. */
+static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, uint64_t *erroff) {
+    int ioerr = 0;
+    uint64_t off = r->base + r->pos;
+    size_t have = fill(r, 16, err, errlen, &ioerr);
+    if (ioerr) { *erroff = off + have; return -1; }
+    if (have == 0 && off == 0) FAIL(0, "empty input: not a cal-stream");
+    if (have < CAL_MAGIC_LEN && have > 0 && !memcmp(r->buf + r->pos, CAL_MAGIC, have))
+        FAIL(off + have, "truncated stream header");
+    if (have < CAL_MAGIC_LEN || memcmp(r->buf + r->pos, CAL_MAGIC, CAL_MAGIC_LEN)) {
+        const uint8_t *b = r->buf + r->pos;
+        int texty = have > 0;
+        for (size_t i = 0; i < have && i < 16; i++)
+            if (b[i] < 0x09 || (b[i] > 0x0d && b[i] < 0x20)) texty = 0;
+        if (texty) FAIL(off, "not a cal-stream (looks like text; read it with cal-read)");
+        FAIL(off, "not a cal-stream (bad magic)");
+    }
+    if (have < 16) FAIL(off + have, "truncated stream header");
+    const uint8_t *h = r->buf + r->pos;
+    unsigned version = h[8] | (unsigned)h[9] << 8;
+    if (version != CAL_FORMAT_VERSION)
+        FAIL(off + 8, "unsupported cal-stream version %u (this program reads version %d)", version,
+             CAL_FORMAT_VERSION);
+    if (h[10] || h[11]) FAIL(off + 10, "unknown stream header flags 0x%02x%02x", h[11], h[10]);
+    uint32_t mlen = cal_ld32(h + 12);
+    if (mlen > CAL_MAX_META) FAIL(off + 12, "stream metadata length %u exceeds the limit %u", mlen, CAL_MAX_META);
+    size_t total = 16 + (size_t)mlen + 8;
+    have = fill(r, total, err, errlen, &ioerr);
+    if (ioerr) { *erroff = off + have; return -1; }
+    if (have < total) FAIL(off + have, "truncated stream header (%zu of %zu bytes)", have, total);
+    h = r->buf + r->pos;
+    if (XXH3_64bits(h, 16 + mlen) != cal_ld64(h + 16 + mlen))
+        FAIL(off + 16 + mlen, "stream header checksum mismatch");
+    if (!cal__meta_parse((const char *)h + 16, mlen, into, err, errlen)) { *erroff = off; return -1; }
+    r->pos += total;
+    r->headers++;
+    r->seg_open = 1;
+    r->seg_records = 0;
+    return 0;
+}
+
+static int check_payload(const uint8_t *p, size_t n, int kind, char *err, size_t errlen, uint64_t off,
+                         uint64_t *erroff) {
+    switch (kind) {
+    case CAL_TEXT:
+        return 0;
+    case CAL_TOKENS:
+        if (n % 4) FAIL(off, "TOKENS payload of %zu bytes is not a multiple of 4", n);
+        return 0;
+    case CAL_ROW: {
+        if (n < 8) FAIL(off, "ROW payload of %zu bytes is shorter than its 8-byte head", n);
+        uint32_t len = cal_ld32(p), flags = cal_ld32(p + 4);
+        if (flags & ~(uint32_t)(CAL_ROW_NOISE | CAL_ROW_MASK)) FAIL(off + 4, "unknown ROW flags 0x%x", flags);
+        uint64_t want = 8 + 4ull * len + ((flags & CAL_ROW_MASK) ? len : 0);
+        if (want != n) FAIL(off, "ROW of length %u needs %llu payload bytes, has %zu", len,
+                            (unsigned long long)want, n);
+        if (flags & CAL_ROW_MASK) {
+            const uint8_t *m = p + 8 + 4ull * len;
+            for (uint32_t i = 0; i < len; i++)
+                if (m[i] > 1) FAIL(off + 8 + 4ull * len + i, "ROW mask value %u is not 0 or 1", m[i]);
+        }
+        return 0;
+    }
+    case CAL_VECTORS: {
+        if (n < CAL_VEC_HEAD) FAIL(off, "VECTORS payload of %zu bytes is shorter than its head", n);
+        uint32_t rows = cal_ld32(p), d = cal_ld32(p + 4);
+        size_t es = cal_dtype_size(p[8]);
+        if (!es) FAIL(off + 8, "unknown VECTORS dtype %u", p[8]);
+        if (p[9] || p[10] || p[11] || cal_ld32(p + 12)) FAIL(off + 9, "VECTORS reserved bytes are not zero");
+        uint64_t want = CAL_VEC_HEAD + (uint64_t)rows * d * es;
+        if (want != n) FAIL(off, "VECTORS %u x %u %s needs %llu payload bytes, has %zu", rows, d,
+                            cal_dtype_name(p[8]), (unsigned long long)want, n);
+        return 0;
+    }
+    }
+    return 0;
+}
+
+static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint64_t *erroff) {
+    for (;;) {
+        int ioerr = 0;
+        uint64_t off = r->base + r->pos;
+        size_t have = fill(r, CAL_REC_HEAD, err, errlen, &ioerr);
+        if (ioerr) { *erroff = off + have; return -1; }
+        if (have == 0) {
+            if (r->seg_open)
+                FAIL(off, "truncated stream: no end record after %llu records (did the producer fail?)",
+                     (unsigned long long)r->seg_records);
+            return 0;
+        }
+        const uint8_t *h = r->buf + r->pos;
+        if (h[0] == 0x89) {
+            if (r->seg_open)
+                FAIL(off, "stream header before the end record of the previous stream "
+                          "(truncated stream after %llu records)", (unsigned long long)r->seg_records);
+            cal_meta m = {0};
+            int rc = read_header(r, &m, err, errlen, erroff);
+            if (rc == 0 && !cal_meta_merge(&r->meta, &m, err, errlen)) {
+                *erroff = off;
+                rc = -1;
+            }
+            cal_meta_free(&m);
+            if (rc) return -1;
+            continue;
+        }
+        if (h[0] < CAL_TEXT || h[0] > CAL_END) FAIL(off, "bad record kind 0x%02x (not a cal-stream record)", h[0]);
+        if (!r->seg_open) FAIL(off, "record after the end record (missing stream header)");
+        if (have < CAL_REC_HEAD) FAIL(off + have, "truncated record header (%zu of 16 bytes)", have);
+        if (h[1]) FAIL(off + 1, "unknown record flags 0x%02x", h[1]);
+        size_t llen = h[2] | (size_t)h[3] << 8;
+        uint32_t plen = cal_ld32(h + 4);
+        if (llen > CAL_MAX_LABEL) FAIL(off + 2, "label length %zu exceeds %u", llen, CAL_MAX_LABEL);
+        if (plen > CAL_MAX_PAYLOAD) FAIL(off + 4, "payload length %u exceeds %u", plen, CAL_MAX_PAYLOAD);
+        size_t total = CAL_REC_HEAD + llen + plen + 8;
+        have = fill(r, total, err, errlen, &ioerr);
+        if (ioerr) { *erroff = off + have; return -1; }
+        h = r->buf + r->pos; /* fill() may have moved the buffer */
+        if (have < total)
+            FAIL(off + have, "truncated %s record (%zu of %zu bytes)", cal_kind_name(h[0]), have, total);
+        if (XXH3_64bits(h, total - 8) != cal_ld64(h + total - 8))
+            FAIL(off, "%s record checksum mismatch", cal_kind_name(h[0]));
+        for (size_t i = 0; i < llen; i++)
+            if (h[CAL_REC_HEAD + i] < 0x20 || h[CAL_REC_HEAD + i] == 0x7f)
+                FAIL(off + CAL_REC_HEAD + i, "label has a control character");
+        const uint8_t *payload = h + CAL_REC_HEAD + llen;
+        if (h[0] == CAL_END) {
+            if (llen || plen != 8 || cal_ld64(h + 8))
+                FAIL(off, "malformed end record");
+            if (cal_ld64(payload) != r->seg_records)
+                FAIL(off, "end record counts %llu records, the stream had %llu",
+                     (unsigned long long)cal_ld64(payload), (unsigned long long)r->seg_records);
+            r->seg_open = 0;
+            r->pos += total;
+            continue;
+        }
+        if (check_payload(payload, plen, h[0], err, errlen, off + CAL_REC_HEAD + llen, erroff)) return -1;
+        rec->kind = h[0];
+        rec->id = cal_ld64(h + 8);
+        rec->label = (const char *)h + CAL_REC_HEAD;
+        rec->label_len = llen;
+        rec->payload = payload;
+        rec->payload_len = plen;
+        rec->raw = h;
+        rec->raw_len = total;
+        rec->offset = off;
+        r->pos += total;
+        r->seg_records++;
+        return 1;
+    }
+}
+
+static cal_reader *open_common(cal_reader *r) {
+    char err[256];
+    uint64_t off = 0;
+    if (read_header(r, &r->meta, err, sizeof err, &off)) cal_die_at(r->name, off, "%s", err);
+    return r;
+}
+
+cal_reader *cal_reader_fdopen(int fd, const char *name) {
+    cal_reader *r = cal_xcalloc(1, sizeof *r);
+    reader_init(r, name);
+    r->fd = fd;
+    r->cap = READ_CHUNK;
+    r->buf = cal_xmalloc(r->cap);
+    return open_common(r);
+}
+
+cal_reader *cal_reader_open(const char *path) {
+    if (!path || !strcmp(path, "-")) return cal_reader_fdopen(0, "stdin");
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) cal_die("%s: %s", path, strerror(errno));
+    cal_reader *r = cal_reader_fdopen(fd, path);
+    r->own_fd = 1;
+    return r;
+}
+
+cal_reader *cal_reader_mem(const void *p, size_t n, const char *name) {
+    cal_reader *r = cal_xcalloc(1, sizeof *r);
+    reader_init(r, name);
+    r->fd = -1;
+    r->buf = (uint8_t *)p;
+    r->end = r->cap = n;
+    return r; /* header read lazily by cal_read_soft so the fuzzer never dies */
+}
+
+int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen) {
+    uint64_t off = 0;
+    if (r->headers == 0 && read_header(r, &r->meta, err, errlen, &off)) goto fail;
+    int rc = next_rec(r, rec, err, errlen, &off);
+    if (rc >= 0) return rc;
+fail:;
+    /* Prefix the byte offset so soft errors read like hard ones. */
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s: byte %llu: %s", r->name, (unsigned long long)off, err);
+    snprintf(err, errlen, "%s", tmp);
+    return -1;
+}
+
+int cal_read(cal_reader *r, cal_rec *rec) {
+    char err[384];
+    uint64_t off = 0;
+    if (r->headers == 0 && read_header(r, &r->meta, err, sizeof err, &off)) cal_die_at(r->name, off, "%s", err);
+    int rc = next_rec(r, rec, err, sizeof err, &off);
+    if (rc < 0) cal_die_at(r->name, off, "%s", err);
+    return rc;
+}
+
+const cal_meta *cal_reader_meta(cal_reader *r) { return &r->meta; }
+unsigned cal_reader_headers(cal_reader *r) { return r->headers; }
+const char *cal_reader_name(cal_reader *r) { return r->name; }
+uint64_t cal_reader_offset(cal_reader *r) { return r->base + r->pos; }
+
+void cal_reader_die(cal_reader *r, const cal_rec *rec, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cal_die_at(r->name, rec ? rec->offset : cal_reader_offset(r), "%s", msg);
+}
+
+void cal_reader_close(cal_reader *r) {
+    if (!r) return;
+    if (r->own_fd) close(r->fd);
+    if (r->fd >= 0) free(r->buf);
+    cal_meta_free(&r->meta);
+    free(r->name);
+    free(r);
+}

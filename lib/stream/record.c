@@ -1,0 +1,154 @@
+/* record.c - payload views, header (de)serialisation
+ * shared by the reader and the writer. */
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "stream/internal.h"
+
+const char *cal_kind_name(int kind) {
+    static _Thread_local char buf[4][16];
+    static _Thread_local int k;
+    switch (kind) {
+    case CAL_TEXT: return "TEXT";
+    case CAL_TOKENS: return "TOKENS";
+    case CAL_ROW: return "ROW";
+    case CAL_VECTORS: return "VECTORS";
+    case CAL_END: return "END";
+    }
+    k = (k + 1) & 3;
+    snprintf(buf[k], sizeof buf[k], "kind %d", kind);
+    return buf[k];
+}
+
+void cal_rec_ids(const cal_rec *r, cal_ids *out) {
+    const uint8_t *p;
+    size_t n;
+    if (r->kind == CAL_ROW) {
+        cal_row_view v = cal_row(r);
+        p = v.ids;
+        n = v.len;
+    } else {
+        p = r->payload;
+        n = r->payload_len / 4;
+    }
+    out->n = 0;
+    cal_ids_reserve(out, n);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(out->v, p, 4 * n);
+#else
+    for (size_t i = 0; i < n; i++) out->v[i] = cal_ld32(p + 4 * i);
+#endif
+    out->n = n;
+}
+
+cal_row_view cal_row(const cal_rec *r) {
+    cal_row_view v;
+    v.len = cal_ld32(r->payload);
+    v.flags = cal_ld32(r->payload + 4);
+    v.ids = r->payload + 8;
+    v.mask = (v.flags & CAL_ROW_MASK) ? v.ids + 4 * (size_t)v.len : NULL;
+    return v;
+}
+
+cal_vec_view cal_vectors(const cal_rec *r) {
+    cal_vec_view v;
+    v.n = cal_ld32(r->payload);
+    v.d = cal_ld32(r->payload + 4);
+    v.dtype = r->payload[8];
+    v.data = r->payload + CAL_VEC_HEAD;
+    return v;
+}
+
+/* Metadata text: "key=value\n" lines; '\\' and newline in values escaped. */
+void cal__meta_serialize(const cal_meta *m, cal_buf *out) {
+    for (size_t i = 0; i < m->n; i++) {
+        cal_buf_add(out, m->key[i], strlen(m->key[i]));
+        cal_buf_addc(out, '=');
+        for (const char *p = m->val[i]; *p; p++) {
+            if (*p == '\\') cal_buf_add(out, "\\\\", 2);
+            else if (*p == '\n') cal_buf_add(out, "\\n", 2);
+            else cal_buf_addc(out, *p);
+        }
+        cal_buf_addc(out, '\n');
+    }
+}
+
+int cal__meta_parse(const char *p, size_t n, cal_meta *m, char *err, size_t errlen) {
+    cal_buf key = {0}, val = {0};
+    size_t i = 0;
+    int ok = 1;
+    while (i < n && ok) {
+        size_t ks = i;
+        while (i < n && p[i] != '=' && p[i] != '\n') i++;
+        if (i >= n || p[i] != '=' || i == ks) {
+            snprintf(err, errlen, "metadata line at header byte %zu is not key=value", ks + 16);
+            ok = 0;
+            break;
+        }
+        key.n = 0;
+        cal_buf_add(&key, p + ks, i - ks);
+        for (size_t j = 0; j < key.n; j++) {
+            unsigned char c = (unsigned char)key.p[j];
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '.' || c == '-')) {
+                snprintf(err, errlen, "metadata key at header byte %zu has a bad character", ks + 16);
+                ok = 0;
+                break;
+            }
+        }
+        if (!ok) break;
+        i++;
+        val.n = 0;
+        cal_buf_add(&val, "", 0);
+        while (i < n && p[i] != '\n') {
+            char c = p[i++];
+            if (c == '\\') {
+                if (i >= n || (p[i] != '\\' && p[i] != 'n')) {
+                    snprintf(err, errlen, "metadata value at header byte %zu has a bad escape", i + 16);
+                    ok = 0;
+                    break;
+                }
+                c = p[i++] == 'n' ? '\n' : '\\';
+            } else if (c == 0) {
+                snprintf(err, errlen, "metadata value at header byte %zu has a NUL byte", i + 15);
+                ok = 0;
+                break;
+            }
+            cal_buf_addc(&val, c);
+        }
+        if (!ok) break;
+        if (i >= n) {
+            snprintf(err, errlen, "metadata does not end with a newline");
+            ok = 0;
+            break;
+        }
+        i++;
+        cal_meta_add(m, key.p, val.p);
+    }
+    cal_buf_free(&key);
+    cal_buf_free(&val);
+    return ok;
+}
+
+/* The encoded stream header: magic, u16 version, u16 flags, u32 meta_len,
+ * metadata, u64 XXH3 of everything before it. */
+void cal__header_encode(const cal_meta *m, cal_buf *out) {
+    cal_buf meta = {0};
+    cal__meta_serialize(m, &meta);
+    if (meta.n > CAL_MAX_META) cal_die("stream metadata too large (%zu bytes)", meta.n);
+    uint8_t h[16];
+    memcpy(h, CAL_MAGIC, 8);
+    h[8] = CAL_FORMAT_VERSION;
+    h[9] = 0;
+    h[10] = h[11] = 0;
+    cal_st32(h + 12, (uint32_t)meta.n);
+    size_t start = out->n;
+    cal_buf_add(out, h, 16);
+    cal_buf_add(out, meta.p ? meta.p : "", meta.n);
+    uint8_t sum[8];
+    cal_st64(sum, cal_hash(out->p + start, out->n - start));
+    cal_buf_add(out, sum, 8);
+    cal_buf_free(&meta);
+}

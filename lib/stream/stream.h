@@ -1,0 +1,184 @@
+/* stream.h - the cal-stream format (see man/cal-stream.5) and its C API.
+ *
+ * A stream is a header followed by records; streams concatenate, so a header
+ * may appear again at any record boundary. All integers are little-endian.
+ *
+ * Reading:
+ *     cal_reader *r = cal_reader_open("-");        // "-" = stdin
+ *     cal_rec rec;
+ *     while (cal_read(r, &rec)) { ... }             // dies with a one-line error on bad data
+ *     const cal_meta *m = cal_reader_meta(r);       // merged header metadata
+ *     cal_reader_close(r);
+ * Writing:
+ *     cal_writer *w = cal_writer_open(path_or_NULL); // NULL or "-" = stdout
+ *     cal_meta_copy(cal_writer_meta(w), cal_reader_meta(r));
+ *     cal_meta_add_stage(cal_writer_meta(w), argc, argv);
+ *     cal_write_tokens(w, "wiki", id, ids, n);
+ *     cal_writer_close(w);     // flush; for a named file, fsync + rename
+ *
+ * The header is written lazily before the first record (or at close), from
+ * the writer's metadata at that moment. If the metadata changes afterwards,
+ * the segment is closed with an END record and a new header is written
+ * before the next record. cal_writer_close writes the final END record. */
+#ifndef CAL_STREAM_H
+#define CAL_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/dtype.h"
+#include "base/err.h"
+#include "base/hash.h"
+#include "base/num.h"
+
+#define CAL_MAGIC "\x89" "CAL\r\n\x1a\n"
+#define CAL_MAGIC_LEN 8
+#define CAL_FORMAT_VERSION 1
+#define CAL_MAX_META (1u << 20)      /* header metadata bytes */
+#define CAL_MAX_LABEL 255u           /* label bytes */
+#define CAL_MAX_PAYLOAD (1u << 30)   /* payload bytes of one record */
+#define CAL_REC_HEAD 16              /* fixed part of a record header */
+
+typedef enum {
+    CAL_TEXT = 1,    /* UTF-8 document */
+    CAL_TOKENS = 2,  /* u32 ids, any length */
+    CAL_ROW = 3,     /* u32 len, u32 flags, len u32 ids, [len u8 mask] */
+    CAL_VECTORS = 4, /* u32 n, u32 d, u8 dtype, 3 zero bytes, u32 zero, n*d values */
+    CAL_END = 5      /* u64 record count of the segment; closes it. Written by the
+                      * writer, consumed by the reader (never returned): a stream
+                      * cut anywhere, even between records, is detected. */
+} cal_kind;
+
+/* ROW flags */
+#define CAL_ROW_NOISE 1u  /* a noise row: ids meaningless (0), exported as -1 */
+#define CAL_ROW_MASK 2u   /* an attention mask of len bytes (0/1) follows the ids */
+
+#define CAL_VEC_HEAD 16
+
+const char *cal_kind_name(int kind); /* "TEXT", ... or "kind N" */
+
+/* ---- metadata: ordered "key=value" pairs -------------------------------- */
+/* Well-known keys. Keys that must agree when streams are merged are marked *.
+ *   tokenizer      tokenizer name (file base name)
+ *   tokenizer_fp*  16 hex digits: XXH3-64 of the tokenizer file's bytes
+ *   vocab*         vocabulary size
+ *   bos* eos* pad* special ids (absent when the tokenizer has none)
+ *   stage          one per program that touched the stream (repeats):
+ *                  "cal-pack -l 2048 --seed 0" (argv, with defaults resolved) */
+typedef struct {
+    char **key, **val;
+    size_t n, cap;
+} cal_meta;
+
+const char *cal_meta_get(const cal_meta *m, const char *key);
+/* Returns -1 when absent; dies (usage-style, exit 1) when not a number. */
+int64_t cal_meta_get_int(const cal_meta *m, const char *key);
+void cal_meta_set(cal_meta *m, const char *key, const char *val);    /* replace or add */
+void cal_meta_setf(cal_meta *m, const char *key, const char *fmt, ...) CAL_PRINTF(3, 4);
+void cal_meta_add(cal_meta *m, const char *key, const char *val);    /* always append */
+void cal_meta_del(cal_meta *m, const char *key);
+void cal_meta_copy(cal_meta *dst, const cal_meta *src);              /* dst := src */
+/* Merge src into dst: keys that must agree are checked (returns 0 and fills
+ * err with "KEY mismatch: A vs B" on conflict); other keys are added when
+ * missing; stage lines are appended when not already present. 1 on success. */
+int cal_meta_merge(cal_meta *dst, const cal_meta *src, char *err, size_t errlen);
+/* Appends stage="PROG ARGS..." from argv (arguments joined with spaces,
+ * shell-quoted when needed), leaving out -o/--output FILE: an output name
+ * never changes the records. Extra resolved defaults can follow in `extra`
+ * (e.g. "--seed 0"), or NULL. */
+void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra);
+int cal_meta_equal(const cal_meta *a, const cal_meta *b);
+void cal_meta_free(cal_meta *m);
+
+/* ---- records ------------------------------------------------------------ */
+typedef struct {
+    int kind;
+    uint64_t id;              /* document id */
+    const char *label;        /* NOT NUL-terminated */
+    size_t label_len;
+    const uint8_t *payload;   /* valid until the next cal_read */
+    size_t payload_len;
+    const uint8_t *raw;       /* the whole encoded record, checksum included */
+    size_t raw_len;
+    uint64_t offset;          /* byte offset of the record in its input */
+} cal_rec;
+
+/* Views of a record's payload (validated by cal_read for their kind). */
+static inline size_t cal_tokens_len(const cal_rec *r) { return r->payload_len / 4; }
+static inline uint32_t cal_token(const cal_rec *r, size_t i) { return cal_ld32(r->payload + 4 * i); }
+/* Copies the ids of a TOKENS or ROW record into out (replacing its content). */
+void cal_rec_ids(const cal_rec *r, cal_ids *out);
+
+typedef struct {
+    uint32_t len, flags;
+    const uint8_t *ids;   /* len little-endian u32 */
+    const uint8_t *mask;  /* len bytes, or NULL */
+} cal_row_view;
+cal_row_view cal_row(const cal_rec *r);
+
+typedef struct {
+    uint32_t n, d;
+    int dtype;
+    const uint8_t *data;  /* n*d little-endian values */
+} cal_vec_view;
+cal_vec_view cal_vectors(const cal_rec *r);
+/* ---- reading ------------------------------------------------------------ */
+typedef struct cal_reader cal_reader;
+
+/* path "-" or NULL = stdin (named "stdin" in messages). Dies if unopenable. */
+cal_reader *cal_reader_open(const char *path);
+/* Reader over an already-open fd; name is used in messages. */
+cal_reader *cal_reader_fdopen(int fd, const char *name);
+/* Reader over memory (not copied; must outlive the reader). It never dies:
+ * its first header is read by the first cal_read/cal_read_soft, so its
+ * metadata is valid only after that call. */
+cal_reader *cal_reader_mem(const void *p, size_t n, const char *name);
+/* Next record: 1, or 0 at a clean end of input. Every problem (truncation,
+ * checksum, bad header, metadata conflict between concatenated streams, I/O
+ * error) ends the program with "PROG: NAME: byte OFF: ..." and exit 1.
+ * Headers met along the way are merged into the reader's metadata. */
+int cal_read(cal_reader *r, cal_rec *rec);
+/* Like cal_read but returns -1 instead of dying, with the message in err
+ * (for cal-cat --check and the fuzzer). */
+int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen);
+/* Metadata merged from every header seen so far. The first header is read
+ * when a file/fd reader is opened (so this is valid before the first cal_read). */
+const cal_meta *cal_reader_meta(cal_reader *r);
+/* Number of headers met so far (1 after open). */
+unsigned cal_reader_headers(cal_reader *r);
+const char *cal_reader_name(cal_reader *r);
+uint64_t cal_reader_offset(cal_reader *r);
+void cal_reader_close(cal_reader *r);
+/* Die with "PROG: NAME: byte OFF-of-rec: msg" for a record-level problem
+ * found by a filter (e.g. "expected TOKENS records, got TEXT"). */
+CAL_NORETURN void cal_reader_die(cal_reader *r, const cal_rec *rec, const char *fmt, ...)
+    CAL_PRINTF(3, 4);
+
+/* ---- writing ------------------------------------------------------------ */
+typedef struct cal_writer cal_writer;
+
+/* NULL or "-" = stdout. A named file is written to "PATH.tmp.PID" and renamed
+ * on cal_writer_close; on any failure exit the temp file is removed. EPIPE on
+ * stdout ends the program quietly with status 0 (the `| head` convention). */
+cal_writer *cal_writer_open(const char *path);
+cal_meta *cal_writer_meta(cal_writer *w);
+void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len);
+void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, size_t n);
+/* mask may be NULL (no mask stored). */
+void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,
+                   const uint8_t *mask, uint32_t len, uint32_t flags);
+void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n, uint32_t d,
+                       int dtype, const void *data);
+/* Generic record with a ready payload (label length given explicitly). */
+void cal_write_rec(cal_writer *w, int kind, const char *label, size_t label_len, uint64_t id,
+                   const void *payload, size_t payload_len);
+/* Pass a record through unchanged (copies its raw bytes; fast path). */
+void cal_write_raw(cal_writer *w, const cal_rec *rec);
+void cal_writer_flush(cal_writer *w);
+/* Flushes, writes the header if nothing was written, and for a named file
+ * fsyncs and renames into place. Dies on any write error. */
+void cal_writer_close(cal_writer *w);
+
+#endif

@@ -1,0 +1,219 @@
+/* stream_write.c - buffered cal-stream writer; the header goes out lazily,
+ * and again whenever the metadata changed since the last one. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "base/buf.h"
+#include "base/dtype.h"
+#include "base/err.h"
+#include "base/num.h"
+#include "base/outfile.h"
+#include "stream/internal.h"
+
+#define WRITE_BUF (1u << 20)
+
+struct cal_writer {
+    int fd;
+    char *name, *path, *tmp;
+    uint8_t *buf;
+    size_t n;
+    cal_meta meta, written;   /* current metadata, and that of the last header */
+    int header_out, dirty;
+    uint64_t seg_records;     /* records since the last header */
+};
+
+cal_writer *cal_writer_open(const char *path) {
+    cal_writer *w = cal_xcalloc(1, sizeof *w);
+    if (!path || !strcmp(path, "-")) {
+        if (isatty(1))
+            cal_usage_error("refusing to write a binary cal-stream to a terminal (pipe it or use -o FILE)");
+        cal__ignore_sigpipe();
+        w->fd = 1;
+        w->name = cal_xstrdup("stdout");
+    } else {
+        w->path = cal_xstrdup(path);
+        w->name = cal_xstrdup(path);
+        w->fd = cal__open_temp(path, &w->tmp);
+    }
+    w->buf = cal_xmalloc(WRITE_BUF);
+    return w;
+}
+
+cal_meta *cal_writer_meta(cal_writer *w) {
+    w->dirty = 1; /* the caller may change it; compared before the next record */
+    return &w->meta;
+}
+
+static void flush(cal_writer *w) {
+    cal__write_all(w->fd, w->buf, w->n, w->name);
+    w->n = 0;
+}
+
+static void put(cal_writer *w, const void *p, size_t n) {
+    if (n == 0) return; /* p may be NULL */
+    if (w->n + n > WRITE_BUF) {
+        flush(w);
+        if (n > WRITE_BUF / 2) {
+            cal__write_all(w->fd, p, n, w->name);
+            return;
+        }
+    }
+    memcpy(w->buf + w->n, p, n);
+    w->n += n;
+}
+
+static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id,
+                       const void *p1, size_t n1, const void *p2, size_t n2);
+
+static void write_end(cal_writer *w) {
+    uint8_t count[8];
+    cal_st64(count, w->seg_records);
+    write_rec2(w, CAL_END, "", 0, 0, count, 8, NULL, 0);
+}
+
+static void maybe_header(cal_writer *w) {
+    if (w->header_out && !w->dirty) return;
+    w->dirty = 0;
+    if (w->header_out && cal_meta_equal(&w->meta, &w->written)) return;
+    if (w->header_out) write_end(w);
+    w->seg_records = 0;
+    cal_buf h = {0};
+    cal__header_encode(&w->meta, &h);
+    put(w, h.p, h.n);
+    cal_buf_free(&h);
+    cal_meta_copy(&w->written, &w->meta);
+    w->header_out = 1;
+}
+
+/* Writes head + label + payload (given in up to two parts) + checksum. */
+static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id,
+                       const void *p1, size_t n1, const void *p2, size_t n2) {
+    if (llen > CAL_MAX_LABEL) cal_die("label '%.40s...' is longer than %u bytes", label, CAL_MAX_LABEL);
+    size_t plen = n1 + n2;
+    if (plen > CAL_MAX_PAYLOAD)
+        cal_die("%s record of %zu bytes exceeds the %u-byte limit", cal_kind_name(kind), plen, CAL_MAX_PAYLOAD);
+    if (kind != CAL_END) {
+        maybe_header(w);
+        w->seg_records++;
+    }
+    uint8_t head[CAL_REC_HEAD];
+    head[0] = (uint8_t)kind;
+    head[1] = 0;
+    head[2] = (uint8_t)llen;
+    head[3] = (uint8_t)(llen >> 8);
+    cal_st32(head + 4, (uint32_t)plen);
+    cal_st64(head + 8, id);
+    size_t total = CAL_REC_HEAD + llen + plen + 8;
+    uint8_t sum[8];
+    if (total <= WRITE_BUF) {
+        /* Common case: assemble in the buffer and hash it in one pass. */
+        if (w->n + total > WRITE_BUF) flush(w);
+        uint8_t *o = w->buf + w->n;
+        memcpy(o, head, CAL_REC_HEAD);
+        if (llen) memcpy(o + CAL_REC_HEAD, label, llen);
+        if (n1) memcpy(o + CAL_REC_HEAD + llen, p1, n1);
+        if (n2) memcpy(o + CAL_REC_HEAD + llen + n1, p2, n2);
+        cal_st64(o + total - 8, XXH3_64bits(o, total - 8));
+        w->n += total;
+        return;
+    }
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    XXH3_64bits_update(&st, head, CAL_REC_HEAD);
+    if (llen) XXH3_64bits_update(&st, label, llen);
+    if (n1) XXH3_64bits_update(&st, p1, n1);
+    if (n2) XXH3_64bits_update(&st, p2, n2);
+    cal_st64(sum, XXH3_64bits_digest(&st));
+    put(w, head, CAL_REC_HEAD);
+    put(w, label, llen);
+    put(w, p1, n1);
+    put(w, p2, n2);
+    put(w, sum, 8);
+}
+
+void cal_write_rec(cal_writer *w, int kind, const char *label, size_t label_len, uint64_t id,
+                   const void *payload, size_t payload_len) {
+    write_rec2(w, kind, label, label_len, id, payload, payload_len, NULL, 0);
+}
+
+void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len) {
+    write_rec2(w, CAL_TEXT, label, strlen(label), id, text, len, NULL, 0);
+}
+
+/* Token ids as little-endian bytes: on little-endian hosts the array as is. */
+static const void *le_ids(const uint32_t *ids, size_t n, cal_buf *tmp) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    (void)n;
+    (void)tmp;
+    return ids;
+#else
+    cal_buf_reserve(tmp, 4 * n);
+    for (size_t i = 0; i < n; i++) cal_st32(tmp->p + 4 * i, ids[i]);
+    return tmp->p;
+#endif
+}
+
+void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, size_t n) {
+    cal_buf tmp = {0};
+    if (n > CAL_MAX_PAYLOAD / 4) cal_die("TOKENS record of %zu ids exceeds the limit", n);
+    write_rec2(w, CAL_TOKENS, label, strlen(label), id, le_ids(ids, n, &tmp), 4 * n, NULL, 0);
+    cal_buf_free(&tmp);
+}
+
+void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,
+                   const uint8_t *mask, uint32_t len, uint32_t flags) {
+    flags &= CAL_ROW_NOISE;
+    if (mask) flags |= CAL_ROW_MASK;
+    if (len > (CAL_MAX_PAYLOAD - 8) / 5) cal_die("ROW of %u ids exceeds the limit", len);
+    size_t plen = 8 + 4 * (size_t)len + (mask ? len : 0);
+    uint8_t *p = cal_xmalloc(plen);
+    cal_buf tmp = {0};
+    cal_st32(p, len);
+    cal_st32(p + 4, flags);
+    memcpy(p + 8, le_ids(ids, len, &tmp), 4 * (size_t)len);
+    cal_buf_free(&tmp);
+    if (mask)
+        for (uint32_t i = 0; i < len; i++) p[8 + 4 * (size_t)len + i] = mask[i] ? 1 : 0;
+    write_rec2(w, CAL_ROW, label, strlen(label), id, p, plen, NULL, 0);
+    free(p);
+}
+
+void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n, uint32_t d,
+                       int dtype, const void *data) {
+    size_t es = cal_dtype_size(dtype);
+    if (!es) cal_die("unknown VECTORS dtype %d", dtype);
+    uint64_t bytes = (uint64_t)n * d * es;
+    if (bytes > CAL_MAX_PAYLOAD - CAL_VEC_HEAD) cal_die("VECTORS record %u x %u exceeds the limit", n, d);
+    uint8_t head[CAL_VEC_HEAD] = {0};
+    cal_st32(head, n);
+    cal_st32(head + 4, d);
+    head[8] = (uint8_t)dtype;
+    write_rec2(w, CAL_VECTORS, label, strlen(label), id, head, CAL_VEC_HEAD, data, (size_t)bytes);
+}
+
+void cal_write_raw(cal_writer *w, const cal_rec *rec) {
+    maybe_header(w);
+    w->seg_records++;
+    put(w, rec->raw, rec->raw_len);
+}
+
+void cal_writer_flush(cal_writer *w) { flush(w); }
+
+void cal_writer_close(cal_writer *w) {
+    maybe_header(w);
+    write_end(w);
+    flush(w);
+    if (w->tmp) cal__commit_temp(w->fd, w->tmp, w->path);
+    free(w->tmp);
+    free(w->path);
+    free(w->name);
+    free(w->buf);
+    cal_meta_free(&w->meta);
+    cal_meta_free(&w->written);
+    free(w);
+}

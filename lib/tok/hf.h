@@ -1,0 +1,49 @@
+/* tok_hf.h - native Hugging Face tokenizer.json encoder/decoder.
+ *
+ * Semantics of flags (see tokenizer.h):
+ *   0                      = HF encode(text, add_special_tokens=False) with
+ *                            encode_special_tokens=True: only NON-special
+ *                            added tokens are cut out of the text; special
+ *                            added tokens are encoded as ordinary text.
+ *   CAL_TOK_PARSE_SPECIAL  = HF default added-vocabulary split: all added
+ *                            tokens (special or not) are cut out of the text.
+ *   CAL_TOK_ADD_SPECIAL    = apply the post-processor (TemplateProcessing
+ *                            "single" template) as add_special_tokens=True.
+ * Reference harness note: the npm @anush008/tokenizers binding has no
+ * encode_special_tokens switch, so compare CAL_TOK_PARSE_SPECIAL against its
+ * plain encode(s, null, {addSpecialTokens:false}); for flags 0 the reference
+ * equals that same call on a tokenizer.json whose added_tokens entries with
+ * "special": true are removed (identical except when a special token overlaps
+ * a non-special added token). Invalid UTF-8 is replaced by U+FFFD per maximal
+ * subpart first (as Buffer.toString() does before the reference sees it). */
+#ifndef CAL_TOK_HF_H
+#define CAL_TOK_HF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "tok/tokenizer.h"
+
+typedef struct tok_hf tok_hf;
+
+/* Parses json[0..len) (path is used in messages only). NULL on failure with
+ * a one-line reason in err, e.g. "JSON path model.merges[12]: unknown token 'xy'"
+ * or "JSON path normalizer.type: unsupported normalizer 'BertNormalizer'". */
+tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, size_t errlen);
+void tok_hf_free(tok_hf *t);
+
+/* Appends ids to out. Thread-safe: concurrent calls on one tok_hf are fine.
+ * Returns 0, or -1 with err filled. */
+int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags,
+                  cal_ids *out, char *err, size_t errlen);
+/* Appends the decoded text (special tokens kept) to out. */
+void tok_hf_decode(const tok_hf *t, const uint32_t *ids, size_t n, cal_buf *out);
+
+uint32_t tok_hf_vocab_size(const tok_hf *t);
+/* From the post-processor template, else added tokens/config conventions; -1 if none. */
+int64_t tok_hf_bos(const tok_hf *t);
+int64_t tok_hf_eos(const tok_hf *t);
+int64_t tok_hf_pad(const tok_hf *t);
+
+#endif

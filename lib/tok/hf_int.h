@@ -1,0 +1,167 @@
+/* tok_hf_int.h - internals shared by the tok_hf_*.c files. */
+#ifndef CAL_TOK_HF_INT_H
+#define CAL_TOK_HF_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "base/buf.h"
+#include "tok/hf.h"
+
+#define TH_NONE UINT32_MAX
+
+/* Open-addressing map from byte strings to ids. */
+typedef struct {
+    uint64_t *slot;   /* entry index + 1 (low half, 0 = empty) | hash tag (high half) */
+    uint32_t mask;
+    struct th_ent { uint64_t h; uint32_t off, len, id; } *ent;
+    uint32_t n, cap;
+    char *pool;
+    size_t pool_n, pool_cap;
+} th_strmap;
+void th_strmap_init(th_strmap *m, uint32_t expect);
+void th_strmap_free(th_strmap *m);
+/* Inserts or overwrites (the last one wins, as a JSON object read by serde). */
+void th_strmap_put(th_strmap *m, const char *s, size_t len, uint32_t id);
+uint32_t th_strmap_get(const th_strmap *m, const char *s, size_t len); /* TH_NONE if absent */
+
+/* Open-addressing map (left id, right id) -> (rank, new id). */
+typedef struct {
+    struct th_merge { uint64_t key; uint32_t rank, id; } *slot;
+    uint64_t mask;
+    size_t n;
+    unsigned shift;   /* 64 - log2(slots): multiplicative hashing takes the top bits */
+} th_mergemap;
+void th_mergemap_init(th_mergemap *m, size_t expect);
+void th_mergemap_free(th_mergemap *m);
+void th_mergemap_put(th_mergemap *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t id);
+static inline const struct th_merge *th_mergemap_get(const th_mergemap *m, uint32_t a, uint32_t b)
+{
+    uint64_t k = (uint64_t)a << 32 | b;
+    uint64_t i = (k * 0x9E3779B97F4A7C15ull) >> m->shift;
+    for (;;) {
+        const struct th_merge *s = &m->slot[i];
+        if (s->key == k) return s;
+        if (s->key == UINT64_MAX) return NULL;
+        i = (i + 1) & m->mask;
+    }
+}
+
+/* Regex patterns with a hand-written scanner (exact pattern string match). */
+enum { TH_RE_PCRE = 0, TH_RE_LLAMA3, TH_RE_QWEN, TH_RE_O200K, TH_RE_GPT2,
+       TH_RE_DS_DIGITS, TH_RE_DS_CJK, TH_RE_DS_MAIN };
+
+/* A pattern: a literal string, or a regex (scanner or PCRE2). */
+typedef struct {
+    int is_regex, scanner;
+    char *lit;
+    size_t lit_len;
+    pcre2_code *re;
+} th_pattern;
+/* Finds the next match in s[from..len): returns 1 with [*ms, *me), or 0. */
+int th_pattern_next(const th_pattern *p, pcre2_match_data *md, const char *s, size_t len, size_t from,
+                    size_t *ms, size_t *me);
+int th_scanner_for(const char *pattern, size_t len); /* TH_RE_* or TH_RE_PCRE */
+const char *th_scanner_pattern(int scanner);         /* the regex a scanner implements */
+/* PCRE2 (UTF, UCP, JIT) with \s as onig's White_Space; NULL on error. */
+pcre2_code *th_pcre_compile(const char *p, size_t n, int *ec, size_t *eo);
+/* Hand-written scanners: the next leftmost-first match at or after from. */
+int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me);
+
+enum { TH_SPLIT_REMOVED, TH_SPLIT_ISOLATED, TH_SPLIT_PREV, TH_SPLIT_NEXT, TH_SPLIT_CONTIG };
+enum { TH_PT_SPLIT, TH_PT_BYTELEVEL, TH_PT_METASPACE, TH_PT_DIGITS };
+typedef struct {
+    int kind;
+    th_pattern pat;        /* SPLIT, BYTELEVEL with use_regex */
+    int behavior, invert;  /* SPLIT */
+    int add_prefix_space, use_regex; /* BYTELEVEL */
+    char repl[8]; size_t repl_len; int prepend; /* METASPACE: prepend 0 never 1 first 2 always */
+    int split;             /* METASPACE */
+    int individual;        /* DIGITS */
+} th_pretok;
+
+enum { TH_N_NFC, TH_N_NFKC, TH_N_NFD, TH_N_NFKD, TH_N_REPLACE, TH_N_PREPEND, TH_N_LOWER, TH_N_STRIP };
+typedef struct {
+    int kind;
+    th_pattern pat;   /* REPLACE */
+    char *str;        /* REPLACE content, PREPEND prepend */
+    size_t str_len;
+    int left, right;  /* STRIP */
+} th_norm;
+
+/* Byte trie of added tokens, matched leftmost-longest. */
+typedef struct {
+    struct th_tnode { uint32_t tok; } *node;   /* tok: index into added[] or TH_NONE */
+    uint32_t nn, ncap;
+    th_mergemap edges;                          /* (node, byte) -> child (rank field) */
+    uint8_t first[256];
+} th_trie;
+
+typedef struct {
+    char *content;
+    size_t len;
+    uint32_t id;
+    int special, lstrip, rstrip, normalized, single_word;
+} th_added;
+
+enum { TH_D_BYTELEVEL, TH_D_REPLACE, TH_D_BYTEFALLBACK, TH_D_FUSE, TH_D_STRIP, TH_D_METASPACE };
+typedef struct {
+    int kind;
+    char *pat, *content;
+    size_t pat_len, content_len;
+    int start, stop;          /* STRIP */
+    char repl[8]; size_t repl_len; int prepend; /* METASPACE */
+} th_dec;
+
+struct tok_hf {
+    uint64_t serial;          /* identifies this load for the per-thread caches */
+    /* model */
+    th_strmap vocab;          /* model-space keys: raw bytes when byte_level */
+    th_mergemap merges;
+    int byte_level, ignore_merges, byte_fallback, fuse_unk;
+    uint32_t unk_id;          /* TH_NONE if none */
+    uint32_t byte_id[256];    /* byte_level: id of each byte; byte_fallback: <0xXX> */
+    uint32_t *cp_id;          /* not byte_level: id of each code point < 0x10000 (TH_NONE if none) */
+    /* Not byte-level: a word may be cut before each U+2581 that follows a
+     * character no merge joins to a following U+2581 (found at load): BPE
+     * never merges across such a point, so the parts are independent words. */
+    int seg_ok;
+    int32_t *seg_bad; size_t nseg_bad; /* characters that some merge joins to a following U+2581 */
+    /* id -> token text (as written in the file), for decode */
+    char **id_str;
+    uint32_t *id_len;
+    uint8_t *id_special;
+    uint32_t nids;
+    /* pipeline */
+    th_norm *norm; size_t nnorm;
+    th_pretok *pre; size_t npre;
+    th_added *added; size_t nadded;
+    th_trie trie_raw, trie_norm;
+    int has_raw, has_norm;
+    th_dec *dec; size_t ndec;
+    uint32_t *tmpl_pre, *tmpl_post; size_t ntmpl_pre, ntmpl_post; /* single template */
+    int64_t bos, eos, pad;
+};
+
+/* tok_hf_bpe.c: appends the ids of one pre-token (model-space input: raw
+ * bytes when byte_level, else UTF-8 text). Returns 0 or -1 (err filled). */
+typedef struct th_scratch th_scratch;
+int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out, char *err, size_t errlen);
+th_scratch *th_scratch_get(const tok_hf *t); /* per-thread */
+/* per-thread buffers the encoder reuses between calls */
+typedef struct {
+    void *r[2]; size_t rcap[2];  /* split ranges */
+    void *pv; size_t pcap;       /* pieces of one split */
+    pcre2_match_data *md;
+} th_bufs;
+th_bufs *th_scratch_bufs(th_scratch *sc);
+
+/* tok_hf_text.c */
+const uint16_t *th_byte_cp(void);  /* byte -> code point of the byte-level alphabet */
+const int16_t *th_cp_byte(void);   /* code point (< 324) -> byte or -1 */
+int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len); /* malloc'd */
+
+#endif

@@ -1,0 +1,40 @@
+/* tokenizer.h - one interface over the tokenizers calkit supports:
+ * Hugging Face tokenizer.json (native C: tok_hf_*.c) and SentencePiece
+ * .model files (libsentencepiece behind the C++ shim spm_shim.cc). */
+#ifndef CAL_TOKENIZER_H
+#define CAL_TOKENIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+
+typedef struct cal_tok cal_tok;
+
+/* Options of an encode call. */
+#define CAL_TOK_ADD_SPECIAL 1u   /* apply the tokenizer's own BOS/EOS template */
+#define CAL_TOK_PARSE_SPECIAL 2u /* special-token text in the input becomes the special id */
+
+/* Loads by content (JSON vs protobuf), whatever the extension. On failure
+ * returns NULL with a one-line reason in err ("JSON path model.merges[12]:
+ * unknown token 'xy'", "byte 1234: ..."). */
+cal_tok *cal_tok_load(const char *path, char *err, size_t errlen);
+void cal_tok_free(cal_tok *t);
+
+/* Appends the ids of text[0..len) to out. Thread-safe for concurrent calls
+ * on one cal_tok (each thread uses its own out). Returns 0, or -1 with err
+ * filled for an input the tokenizer cannot encode. */
+int cal_tok_encode(const cal_tok *t, const char *text, size_t len, unsigned flags,
+                   cal_ids *out, char *err, size_t errlen);
+/* Appends the text of ids to out (the reference's decode, special tokens kept). */
+void cal_tok_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *out);
+
+const char *cal_tok_name(const cal_tok *t);      /* file base name */
+uint64_t cal_tok_fingerprint(const cal_tok *t);  /* XXH3-64 of the file bytes */
+uint32_t cal_tok_vocab_size(const cal_tok *t);   /* ids are < this */
+/* Special ids, or -1 when the tokenizer has none. */
+int64_t cal_tok_bos(const cal_tok *t);
+int64_t cal_tok_eos(const cal_tok *t);
+int64_t cal_tok_pad(const cal_tok *t);
+
+#endif

@@ -7,11 +7,13 @@
 # deps, make setup) and as root does it run apt-get: a plain make never does.
 set -eu
 BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev"
-TEST="python3-numpy sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
+# python3-torch: the torch generator's reference (test_rng_peers.sh) and
+# dump-activations.py (test_hessian_torch.sh); both skip without it off Debian.
+TEST="python3-numpy python3-torch sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
 # Tools that may come from elsewhere (nodesource ships npm inside nodejs):
 # only installed from Debian when the command is missing.
 TEST_TOOLS="node:nodejs npm:npm"
-EXTRA="clang python3-torch"  # fuzzing; dump-activations.py test (skips without torch)
+EXTRA="clang"  # fuzzing
 case "${1:-build}" in
   build) want="$BUILD" ;;
   test) want="$BUILD $TEST" ;;

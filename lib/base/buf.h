@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/err.h"
 
@@ -26,5 +27,19 @@ void cal_buf_addc(cal_buf *b, char c);
 void cal_buf_addf(cal_buf *b, const char *fmt, ...) CAL_PRINTF(2, 3);
 void cal_buf_reserve(cal_buf *b, size_t cap);
 void cal_buf_free(cal_buf *b);
+
+/* Exchanges the `size` bytes at a and b (distinct or equal, not overlapping
+ * otherwise): the swap step of every shuffle. */
+static inline void cal_swap_bytes(void *a, void *b, size_t size) {
+    unsigned char *x = (unsigned char *)a, *y = (unsigned char *)b, t[64];
+    if (size == 8) { /* indices: one word each way */
+        memcpy(t, x, 8), memcpy(x, y, 8), memcpy(y, t, 8);
+        return;
+    }
+    for (size_t k; size; x += k, y += k, size -= k) {
+        k = size < sizeof t ? size : sizeof t;
+        memcpy(t, x, k), memcpy(x, y, k), memcpy(y, t, k);
+    }
+}
 
 #endif

@@ -19,7 +19,7 @@
 
 enum {
     O_EMBED = 256, O_RMSNORM, O_EPS, O_PERPOS, O_DTYPE, O_SCALE, O_SKIP, O_MERGE, O_INVERSE, O_DAMP,
-    O_IMATRIX, O_IMNAME, O_BYLABEL, O_BLOCK, O_THREADS, O_PROGRESS,
+    O_IMATRIX, O_IMNAME, O_GGUFNAMES, O_BYLABEL, O_BLOCK, O_THREADS, O_PROGRESS,
 };
 
 static const cal_opt options[] = {
@@ -43,6 +43,8 @@ static const cal_opt options[] = {
     {0, "damp", "F", CAL_STAGE, "GPTQ damping, fraction of mean(diag) (default 0.01)", O_DAMP},
     {0, "imatrix", "FILE", CAL_STAGE, "also write llama.cpp's imatrix GGUF (atomically)", O_IMATRIX},
     {0, "imatrix-name", "NAME", CAL_STAGE, "the weight name of unlabelled vectors in the imatrix", O_IMNAME},
+    {0, "gguf-names", NULL, CAL_STAGE,
+     "labels are HF module names (model.layers.0.mlp.up_proj):\nllama.cpp's names in the imatrix, experts as rows", O_GGUFNAMES},
     {0, "block", "N", CAL_STAGE, "rows per BLAS block (default: about 32 MB of float64)", O_BLOCK},
     {0, "threads", "N", 0, "worker threads (default: one per CPU; same result for any N)", O_THREADS},
     {'v', "verbose", NULL, 0, "one-line summary on stderr", 0},
@@ -66,7 +68,7 @@ typedef struct {
     const char *out, *imatrix, *imatrix_name;
     cal_collect_opts in;
     cal_result_form form;
-    int merge, verbose;
+    int merge, verbose, gguf_names;
 } opts;
 
 static void parse(int argc, char **argv, opts *o, cal_args *a) {
@@ -96,6 +98,7 @@ static void parse(int argc, char **argv, opts *o, cal_args *a) {
             break;
         case O_SKIP: o->in.skip_nonfinite = 1; break;
         case O_BYLABEL: o->in.by_label = 1; break;
+        case O_GGUFNAMES: o->gguf_names = 1; break;
         case O_MERGE: o->merge = 1; break;
         case O_INVERSE: o->form.gptq_inverse = 1; break;
         case O_DAMP:
@@ -140,7 +143,7 @@ static void merge(const opts *o, const cal_args *a, cal_result *r, cal_imatrix *
         if (!g || !cal_imatrix_add_gguf(im, g, err, sizeof err)) cal_die("%s", err);
         cal_gguf_close(g);
     }
-    if (o->imatrix && r->n && !cal_result_to_imatrix(r, o->imatrix_name, im, err, sizeof err)) cal_die("%s", err);
+    if (o->imatrix && r->n && !cal_result_to_imatrix(r, o->imatrix_name, o->gguf_names, im, err, sizeof err)) cal_die("%s", err);
 }
 
 int main(int argc, char **argv) {
@@ -172,7 +175,7 @@ int main(int argc, char **argv) {
         if (o.in.rmsnorm) cal_buf_addf(&extra, " --eps %s", cal_fmt_double(o.in.eps, num, sizeof num));
         if (o.form.gptq_inverse) cal_buf_addf(&extra, " --damp %s", cal_fmt_double(o.form.damp, num, sizeof num));
         char err[300];
-        if (o.imatrix && !cal_result_to_imatrix(&r, o.imatrix_name, &im, err, sizeof err)) cal_die("%s", err);
+        if (o.imatrix && !cal_result_to_imatrix(&r, o.imatrix_name, o.gguf_names, &im, err, sizeof err)) cal_die("%s", err);
         for (int k = 0; k < (a.noperands ? a.noperands : 1); k++)
             cal_imatrix_add_dataset(&im, a.noperands ? a.operands[k] : "stdin");
     }

@@ -50,6 +50,8 @@ static acc *add_acc(cal_collect *c, const char *label, size_t len, size_t d) {
 cal_collect *cal_collect_new(const cal_collect_opts *o) {
     cal_collect *c = cal_xcalloc(1, sizeof *c);
     c->o = *o;
+    /* many accumulators: small blocks keep their buffers small */
+    if (o->by_label && !o->block) c->o.block = 256;
     cal_progress_init(&c->pr, o->progress);
     if (o->embed) {
         c->e = cal_embed_open(o->embed, o->rmsnorm, o->eps);
@@ -82,6 +84,7 @@ static acc *vectors_acc(cal_collect *c, cal_reader *r, const cal_rec *rec, uint3
 
 static void vectors(cal_collect *c, cal_reader *r, const cal_rec *rec) {
     cal_vec_view v = cal_vectors(rec);
+    if (!v.d || v.d > (1u << 20)) cal_reader_die(r, rec, "VECTORS width d = %u is out of range [1, 2^20]", v.d);
     acc *a = vectors_acc(c, r, rec, v.d);
     size_t es = cal_dtype_size(v.dtype), rowb = es * v.d;
     for (uint32_t i = 0; i < v.n; i++) {

@@ -20,7 +20,7 @@
 #include "stats/result.h"
 
 typedef struct {
-    size_t block;            /* rows per BLAS block (0: default) */
+    size_t block;            /* rows per BLAS block (0: default; 256 with by_label) */
     int threads;             /* workers per accumulator (0: one per CPU) */
     int skip_nonfinite;      /* skip and count vectors holding NaN or Inf */
     int per_position;        /* embeddings: one update per position */

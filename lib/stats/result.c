@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/num.h"
+#include "stats/names.h"
 
 cal_result_entry *cal_result_find(cal_result *r, const char *label) {
     for (size_t i = 0; i < r->n; i++)
@@ -257,24 +258,83 @@ void cal_result_add_file(cal_result *r, const cal_st_file *f) {
         cal_die("%s: no tensor 'hessian'%s (not a cal-hessian result?)", cal_st_name(f), cal_st_hint(f, "hessian"));
 }
 
-int cal_result_to_imatrix(const cal_result *r, const char *name, cal_imatrix *m, char *err, size_t errlen) {
+typedef struct {
+    char name[CAL_GGUF_MAX_NAME + 8];
+    long expert;
+    const cal_result_entry *e;
+} target;
+
+static int add_one(cal_imatrix *m, const char *name, const cal_result_entry *e, char *err, size_t errlen) {
+    uint64_t count = (uint64_t)e->s->count;
+    return cal_imatrix_add(m, name, e->s->d, 1, e->s->sumsq, e->s->sum, &count, err, errlen);
+}
+
+/* The experts t[i..] of t[i].name as the rows of one weight. */
+static int add_experts(cal_imatrix *m, target *t, size_t i, size_t n, char *err, size_t errlen) {
+    size_t d = t[i].e->s->d, nmat = 0;
+    for (size_t j = i; j < n; j++)
+        if (t[j].expert >= 0 && !strcmp(t[j].name, t[i].name)) {
+            if (t[j].e->s->d != d) {
+                snprintf(err, errlen, "experts of '%s' have d = %zu and %zu", t[i].name, d, t[j].e->s->d);
+                return 0;
+            }
+            nmat = (size_t)t[j].expert + 1 > nmat ? (size_t)t[j].expert + 1 : nmat;
+        }
+    double *s2 = cal_xcalloc(nmat * d, sizeof *s2), *s1 = cal_xcalloc(nmat * d, sizeof *s1);
+    uint64_t *c = cal_xcalloc(nmat, sizeof *c);
+    unsigned char *seen = cal_xcalloc(nmat, 1);
+    int ok = 1;
+    for (size_t j = i; j < n && ok; j++) {
+        if (t[j].expert < 0 || strcmp(t[j].name, t[i].name)) continue;
+        size_t k = (size_t)t[j].expert;
+        if (seen[k]++) {
+            snprintf(err, errlen, "two labels are expert %zu of '%s'", k, t[i].name);
+            ok = 0;
+        }
+        memcpy(s2 + k * d, t[j].e->s->sumsq, d * sizeof *s2);
+        memcpy(s1 + k * d, t[j].e->s->sum, d * sizeof *s1);
+        c[k] = (uint64_t)t[j].e->s->count;
+        t[j].expert = -2; /* done */
+    }
+    ok = ok && cal_imatrix_add(m, t[i].name, d, nmat, s2, s1, c, err, errlen);
+    free(s2);
+    free(s1);
+    free(c);
+    free(seen);
+    return ok;
+}
+
+int cal_result_to_imatrix(const cal_result *r, const char *name, int gguf_names, cal_imatrix *m, char *err,
+                          size_t errlen) {
+    target *t = cal_xcalloc(r->n + 1, sizeof *t);
     uint64_t rows = 0;
-    for (size_t i = 0; i < r->n; i++) {
+    int ok = 1;
+    for (size_t i = 0; i < r->n && ok; i++) {
         const cal_result_entry *e = &r->e[i];
         const char *n = *e->label ? e->label : name;
+        t[i].e = e;
+        t[i].expert = -1;
+        rows = e->c.rows > rows ? e->c.rows : rows;
         if (!n) {
             snprintf(err, errlen, "an imatrix entry needs a weight name (--imatrix-name)");
-            return 0;
+            ok = 0;
+        } else if (gguf_names && *e->label && !cal_gguf_weight_name(n, t[i].name, sizeof t[i].name, &t[i].expert)) {
+            snprintf(err, errlen, "label '%s' is not a module name that --gguf-names knows", n);
+            ok = 0;
+        } else if (!(gguf_names && *e->label) && snprintf(t[i].name, sizeof t[i].name, "%s", n) < 0) {
+            ok = 0;
         }
-        if (strlen(n) > CAL_IMATRIX_MAX_NAME) {
+        if (ok && strlen(n = t[i].name) > CAL_IMATRIX_MAX_NAME) {
             snprintf(err, errlen, "weight name '%s' is too long for an imatrix (at most %d bytes)", n,
                      CAL_IMATRIX_MAX_NAME);
-            return 0;
+            ok = 0;
         }
-        uint64_t count = (uint64_t)e->s->count;
-        if (!cal_imatrix_add(m, n, e->s->d, 1, e->s->sumsq, e->s->sum, &count, err, errlen)) return 0;
-        rows = e->c.rows > rows ? e->c.rows : rows;
     }
-    m->chunk_count += rows;
-    return 1;
+    for (size_t i = 0; i < r->n && ok; i++) {
+        if (t[i].expert == -1) ok = add_one(m, t[i].name, t[i].e, err, errlen);
+        else if (t[i].expert >= 0) ok = add_experts(m, t, i, r->n, err, errlen);
+    }
+    free(t);
+    if (ok) m->chunk_count += rows;
+    return ok;
 }

@@ -63,11 +63,15 @@ void cal_result_add_file(cal_result *r, const cal_st_file *f);
  * the damped hessian of the GPTQ inverse is not positive definite. */
 void cal_result_write(cal_result *r, const cal_result_form *form, cal_file *f);
 /* Adds every entry to an importance matrix: sumsq as in_sum2, sum as
- * in_sum, tokens as the count, under the entry's label or, for the
- * unlabelled entry, under name; the chunk count grows by the most rows of
- * an entry. Returns 0 with the reason in err for an unlabelled entry
- * without a name, a name too long for ggml, or a shape clash. */
-int cal_result_to_imatrix(const cal_result *r, const char *name, cal_imatrix *m, char *err, size_t errlen);
+ * in_sum, tokens as the count, under the entry's label (with gguf_names,
+ * llama.cpp's name for it, stats/names.h: the experts of a layer become the
+ * rows of one weight, as many as the highest expert seen + 1, those without
+ * a label empty) or, for the unlabelled entry, under name. The chunk count
+ * grows by the most rows of an entry. Returns 0 with the reason in err for
+ * an unlabelled entry without a name, a label gguf_names does not know, a
+ * name too long for ggml, or a shape clash. */
+int cal_result_to_imatrix(const cal_result *r, const char *name, int gguf_names, cal_imatrix *m, char *err,
+                          size_t errlen);
 void cal_result_free(cal_result *r);
 
 #endif

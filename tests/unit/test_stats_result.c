@@ -111,10 +111,10 @@ static void write_and_add(void) {
 
     cal_imatrix im = {0};
     char err[300] = "";
-    CHECK(!cal_result_to_imatrix(&m, NULL, &im, err, sizeof err) && strstr(err, "--imatrix-name"),
+    CHECK(!cal_result_to_imatrix(&m, NULL, 0, &im, err, sizeof err) && strstr(err, "--imatrix-name"),
           "an unlabelled entry needs a name: %s", err);
     cal_imatrix_free(&im);
-    CHECK(cal_result_to_imatrix(&m, "blk.0.b", &im, err, sizeof err) && im.n == 2 && im.chunk_count == 4 &&
+    CHECK(cal_result_to_imatrix(&m, "blk.0.b", 0, &im, err, sizeof err) && im.n == 2 && im.chunk_count == 4 &&
               im.e[1].counts[0] == 6 && im.e[1].in_sum2[1] == u->s->sumsq[1] && im.e[1].in_sum[2] == u->s->sum[2],
           "imatrix entries: sumsq, sum, tokens; chunks = most rows");
     cal_imatrix_free(&im);

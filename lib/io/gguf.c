@@ -1,18 +1,15 @@
 /* gguf.c - GGUF reader (mmap, strict) and writer; see gguf.h. */
 #include "io/gguf.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
 #include "base/num.h"
+#include "io/mapfile.h"
 
 #define MAX_STRING (1ull << 30) /* ggml's GGUF_MAX_STRING_LENGTH */
 #define MAX_ARRAY (1ull << 30)  /* ggml's GGUF_MAX_ARRAY_ELEMENTS */
@@ -48,8 +45,7 @@ const char *cal_ggml_type_name(int type) {
 
 struct cal_gguf_file {
     char *name;
-    void *map;
-    size_t map_len;
+    cal_mapfile map;
     const uint8_t *p;
     size_t n;
     uint32_t version;
@@ -69,22 +65,14 @@ typedef struct {
     size_t errlen;
 } cursor;
 
-CAL_PRINTF(3, 4)
-static int fail(cursor *c, uint64_t off, const char *fmt, ...) {
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    snprintf(c->err, c->errlen, "%s: byte %llu: %s", c->f->name, (unsigned long long)off, msg);
-    return 0;
-}
+/* "NAME: byte OFF: what" into the caller's err; 0. */
+#define FAIL(c, off, ...) cal_err_at((c)->err, (c)->errlen, (c)->f->name, (off), __VA_ARGS__)
 
 static size_t left(const cursor *c) { return c->f->n - c->pos; }
 
 static int need(cursor *c, uint64_t n, const char *what) {
     if (n > left(c))
-        return fail(c, c->pos, "%s: %llu bytes needed, the file ends after %zu", what,
+        return FAIL(c, c->pos, "%s: %llu bytes needed, the file ends after %zu", what,
                     (unsigned long long)n, left(c));
     return 1;
 }
@@ -106,7 +94,7 @@ static int rd64(cursor *c, uint64_t *v, const char *what) {
 static int rdstr(cursor *c, cal_gguf_str *s, const char *what) {
     uint64_t n, at = c->pos;
     if (!rd64(c, &n, what)) return 0;
-    if (n > MAX_STRING) return fail(c, at, "%s: length %llu is over ggml's limit of 2^30", what, (unsigned long long)n);
+    if (n > MAX_STRING) return FAIL(c, at, "%s: length %llu is over ggml's limit of 2^30", what, (unsigned long long)n);
     if (!need(c, n, what)) return 0;
     s->p = (const char *)c->f->p + c->pos;
     s->n = n;
@@ -117,7 +105,7 @@ static int rdstr(cursor *c, cal_gguf_str *s, const char *what) {
 /* A key or tensor name as a C string: no NUL inside. */
 static char *cstr(cursor *c, cal_gguf_str s, uint64_t at, const char *what) {
     if (memchr(s.p, 0, (size_t)s.n)) {
-        fail(c, at, "%s holds a NUL byte", what);
+        FAIL(c, at, "%s holds a NUL byte", what);
         return NULL;
     }
     char *r = cal_xmalloc((size_t)s.n + 1);
@@ -138,7 +126,7 @@ static int read_kv(cursor *c, cal_gguf_kv *kv) {
     cal_gguf_str key;
     kv->offset = c->pos;
     if (!rdstr(c, &key, "key")) return 0;
-    if (!key.n) return fail(c, kv->offset, "empty key");
+    if (!key.n) return FAIL(c, kv->offset, "empty key");
     if (!(kv->key = cstr(c, key, kv->offset, "key"))) return 0;
     uint32_t type;
     uint64_t n = 1, at = c->pos;
@@ -148,12 +136,12 @@ static int read_kv(cursor *c, cal_gguf_kv *kv) {
         at = c->pos;
         if (!rd32(c, &type, "array type") || !rd64(c, &n, "array length")) return 0;
         if (n > MAX_ARRAY)
-            return fail(c, at, "key '%s': array of %llu values is over ggml's limit of 2^30", kv->key,
+            return FAIL(c, at, "key '%s': array of %llu values is over ggml's limit of 2^30", kv->key,
                         (unsigned long long)n);
     }
     int size = kv_size(type);
     if (size < 0 || type == CAL_GGUF_ARRAY)
-        return fail(c, at, "key '%s' has invalid type %u", kv->key, type);
+        return FAIL(c, at, "key '%s' has invalid type %u", kv->key, type);
     kv->type = (int)type;
     kv->n = n;
     if (type != CAL_GGUF_STRING) {
@@ -161,7 +149,7 @@ static int read_kv(cursor *c, cal_gguf_kv *kv) {
         kv->val = c->f->p + c->pos;
         for (uint64_t i = 0; type == CAL_GGUF_BOOL && i < n; i++)
             if (kv->val[i] > 1)
-                return fail(c, c->pos + i, "key '%s': boolean value %u is not 0 or 1", kv->key, kv->val[i]);
+                return FAIL(c, c->pos + i, "key '%s': boolean value %u is not 0 or 1", kv->key, kv->val[i]);
         c->pos += (size_t)(n * (uint64_t)size);
         return 1;
     }
@@ -186,7 +174,7 @@ static int read_keys(cursor *c, uint64_t nkv) {
     int ok = 1;
     for (size_t i = 1; i < f->nkv && ok; i++)
         if (!strcmp(s[i]->key, s[i - 1]->key))
-            ok = fail(c, s[i]->offset > s[i - 1]->offset ? s[i]->offset : s[i - 1]->offset,
+            ok = FAIL(c, s[i]->offset > s[i - 1]->offset ? s[i]->offset : s[i - 1]->offset,
                       "key '%s' appears twice", s[i]->key);
     free(s);
     if (!ok) return 0;
@@ -194,9 +182,9 @@ static int read_keys(cursor *c, uint64_t nkv) {
     const cal_gguf_kv *a = cal_gguf_find_kv(f, "general.alignment");
     if (a) {
         if (a->is_array || a->type != CAL_GGUF_U32)
-            return fail(c, a->offset, "general.alignment must be of type u32");
+            return FAIL(c, a->offset, "general.alignment must be of type u32");
         uint32_t v = cal_ld32(a->val);
-        if (!v || (v & (v - 1))) return fail(c, a->offset, "general.alignment %u is not a power of 2", v);
+        if (!v || (v & (v - 1))) return FAIL(c, a->offset, "general.alignment %u is not a power of 2", v);
         f->alignment = v;
     }
     return 1;
@@ -207,20 +195,20 @@ static int read_tensor(cursor *c, cal_gguf_tensor *t) {
     uint64_t at = c->pos;
     if (!rdstr(c, &name, "tensor name")) return 0;
     if (name.n >= CAL_GGUF_MAX_NAME)
-        return fail(c, at, "tensor name of %llu bytes is too long (ggml's limit is %d)",
+        return FAIL(c, at, "tensor name of %llu bytes is too long (ggml's limit is %d)",
                     (unsigned long long)name.n, CAL_GGUF_MAX_NAME - 1);
     if (!(t->name = cstr(c, name, at, "tensor name"))) return 0;
     at = c->pos;
     if (!rd32(c, &t->ndim, "n_dims")) return 0;
     if (t->ndim > CAL_GGUF_MAX_DIMS)
-        return fail(c, at, "tensor '%s' has %u dimensions (at most %d)", t->name, t->ndim, CAL_GGUF_MAX_DIMS);
+        return FAIL(c, at, "tensor '%s' has %u dimensions (at most %d)", t->name, t->ndim, CAL_GGUF_MAX_DIMS);
     uint64_t nel = 1, dims = c->pos;
     for (uint32_t j = 0; j < CAL_GGUF_MAX_DIMS; j++) {
         uint64_t v = 1;
         at = c->pos;
         if (j < t->ndim && !rd64(c, &v, "dimension")) return 0;
         if (v > (uint64_t)INT64_MAX)
-            return fail(c, at, "tensor '%s' dimension %u is negative", t->name, j);
+            return FAIL(c, at, "tensor '%s' dimension %u is negative", t->name, j);
         t->ne[j] = (int64_t)v;
     }
     /* ggml's bound: each partial product stays below INT64_MAX / ne[j]. */
@@ -228,21 +216,21 @@ static int read_tensor(cursor *c, cal_gguf_tensor *t) {
     for (uint32_t j = 1; nel && j < CAL_GGUF_MAX_DIMS; j++) {
         nel *= (uint64_t)t->ne[j - 1];
         if ((uint64_t)(INT64_MAX / t->ne[j]) <= nel)
-            return fail(c, dims, "tensor '%s' has too many elements", t->name);
+            return FAIL(c, dims, "tensor '%s' has too many elements", t->name);
     }
     if (nel) nel *= (uint64_t)t->ne[CAL_GGUF_MAX_DIMS - 1];
     uint32_t type;
     at = c->pos;
     if (!rd32(c, &type, "tensor type")) return 0;
     if (type >= (uint32_t)N_GGML_TYPES || !ggml_types[type].blck)
-        return fail(c, at, "tensor '%s' has invalid ggml type %d", t->name, (int32_t)type);
+        return FAIL(c, at, "tensor '%s' has invalid ggml type %d", t->name, (int32_t)type);
     t->type = (int)type;
     uint32_t blck = ggml_types[type].blck, size = ggml_types[type].size;
     if (t->ne[0] % blck)
-        return fail(c, at, "tensor '%s' of type %s has %lld elements per row, not a multiple of %u", t->name,
+        return FAIL(c, at, "tensor '%s' of type %s has %lld elements per row, not a multiple of %u", t->name,
                     ggml_types[type].name, (long long)t->ne[0], blck);
     if (nel / blck > (uint64_t)SIZE_MAX / size)
-        return fail(c, at, "tensor '%s' is too large", t->name);
+        return FAIL(c, at, "tensor '%s' is too large", t->name);
     t->nelements = nel;
     t->nbytes = nel / blck * size;
     return rd64(c, &t->offset, "tensor offset");
@@ -262,7 +250,7 @@ static int read_tensors(cursor *c, uint64_t nt) {
     if (ok) qsort(s, f->nt, sizeof *s, by_name);
     for (size_t i = 1; ok && i < f->nt; i++)
         if (!strcmp(s[i]->name, s[i - 1]->name))
-            ok = fail(c, info[s[i] > s[i - 1] ? s[i] - f->t : s[i - 1] - f->t], "tensor '%s' appears twice",
+            ok = FAIL(c, info[s[i] > s[i - 1] ? s[i] - f->t : s[i - 1] - f->t], "tensor '%s' appears twice",
                       s[i]->name);
     free(s);
     if (!ok || !nt) {
@@ -274,26 +262,26 @@ static int read_tensors(cursor *c, uint64_t nt) {
     size_t a = f->alignment, start = (c->pos + a - 1) / a * a;
     if (start > f->n) {
         free(info);
-        return fail(c, c->pos, "the data section would start at byte %zu, past the end of the file", start);
+        return FAIL(c, c->pos, "the data section would start at byte %zu, past the end of the file", start);
     }
     uint64_t size = 0;
     for (size_t i = 0; ok && i < f->nt; i++) {
         cal_gguf_tensor *t = &f->t[i];
         if (t->offset != size) {
-            ok = fail(c, info[i], "tensor '%s' has offset %llu, expected %llu (the previous tensors' padded sizes)",
+            ok = FAIL(c, info[i], "tensor '%s' has offset %llu, expected %llu (the previous tensors' padded sizes)",
                       t->name, (unsigned long long)t->offset, (unsigned long long)size);
             break;
         }
         uint64_t padded = t->nbytes + (a - t->nbytes % a) % a;
         if (padded < t->nbytes || padded > UINT64_MAX - size) {
-            ok = fail(c, info[i], "tensor '%s': the data section size overflows", t->name);
+            ok = FAIL(c, info[i], "tensor '%s': the data section size overflows", t->name);
             break;
         }
         size += padded;
         t->pos = start + t->offset;
     }
     if (ok && size > f->n - start)
-        ok = fail(c, start, "the data section needs %llu bytes (each tensor padded to %zu), the file has %zu",
+        ok = FAIL(c, start, "the data section needs %llu bytes (each tensor padded to %zu), the file has %zu",
                   (unsigned long long)size, a, f->n - start);
     for (size_t i = 0; ok && i < f->nt; i++) f->t[i].data = f->p + f->t[i].pos;
     free(info);
@@ -302,20 +290,20 @@ static int read_tensors(cursor *c, uint64_t nt) {
 
 static int parse(cal_gguf_file *f, char *err, size_t errlen) {
     cursor c = {f, 0, err, errlen};
-    if (!cal_gguf_is_gguf(f->p, f->n)) return fail(&c, 0, "not a GGUF file (no 'GGUF' magic)");
+    if (!cal_gguf_is_gguf(f->p, f->n)) return FAIL(&c, 0, "not a GGUF file (no 'GGUF' magic)");
     c.pos = 4;
     uint32_t v;
     uint64_t nt, nkv;
     if (!rd32(&c, &v, "version")) return 0;
-    if (v != 2 && v != 3) return fail(&c, 4, "GGUF version %u is not supported (2 or 3)", v);
+    if (v != 2 && v != 3) return FAIL(&c, 4, "GGUF version %u is not supported (2 or 3)", v);
     f->version = v;
     if (!rd64(&c, &nt, "tensor count") || !rd64(&c, &nkv, "key count")) return 0;
     /* A key takes at least 12 bytes and a tensor info 24: counts beyond the
      * file are lies (this also bounds the allocations). */
     if (nt > (uint64_t)INT64_MAX || nt > left(&c) / 24)
-        return fail(&c, 8, "tensor count %llu does not fit the file", (unsigned long long)nt);
+        return FAIL(&c, 8, "tensor count %llu does not fit the file", (unsigned long long)nt);
     if (nkv > (uint64_t)INT64_MAX || nkv > left(&c) / 12)
-        return fail(&c, 16, "key count %llu does not fit the file", (unsigned long long)nkv);
+        return FAIL(&c, 16, "key count %llu does not fit the file", (unsigned long long)nkv);
     return read_keys(&c, nkv) && read_tensors(&c, nt);
 }
 
@@ -343,33 +331,11 @@ cal_gguf_file *cal_gguf_open_mem(const void *p, size_t n, const char *name, char
 }
 
 cal_gguf_file *cal_gguf_open_soft(const char *path, char *err, size_t errlen) {
-    int fd = open(path, O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        if (fd >= 0) close(fd);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        close(fd);
-        return NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    void *map = NULL;
-    if (n && (map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-        snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    close(fd);
-    cal_gguf_file *f = cal_gguf_open_mem(map, n, path, err, errlen);
-    if (!f) {
-        if (map) munmap(map, n);
-        return NULL;
-    }
-    f->map = map;
-    f->map_len = n;
+    cal_mapfile m;
+    if (!cal_mapfile_open(&m, path, err, errlen)) return NULL;
+    cal_gguf_file *f = cal_gguf_open_mem(m.p, m.len, path, err, errlen);
+    if (!f) cal_mapfile_close(&m);
+    else f->map = m;
     return f;
 }
 
@@ -380,7 +346,7 @@ void cal_gguf_close(cal_gguf_file *f) {
     free(f->kv);
     free(f->t);
     free(f->name);
-    if (f->map) munmap(f->map, f->map_len);
+    cal_mapfile_close(&f->map);
     free(f);
 }
 

@@ -2,7 +2,6 @@
 #include "stats/imatrix.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,16 +71,8 @@ void cal_imatrix_add_dataset(cal_imatrix *m, const char *name) {
 
 /* ---- reading a GGUF imatrix --------------------------------------------- */
 
-CAL_PRINTF(5, 6)
-static int bad(const cal_gguf_file *f, char *err, size_t errlen, uint64_t off, const char *fmt, ...) {
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    snprintf(err, errlen, "%s: byte %llu: %s", cal_gguf_name(f), (unsigned long long)off, msg);
-    return 0;
-}
+/* "FILE: byte OFF: what" into err; 0. */
+#define BAD(f, err, errlen, off, ...) cal_err_at((err), (errlen), cal_gguf_name(f), (off), __VA_ARGS__)
 
 static float f32_at(const cal_gguf_tensor *t, size_t i) {
     uint32_t u = cal_ld32(t->data + 4 * i);
@@ -95,16 +86,16 @@ static int is_key(const cal_gguf_kv *k, int type, int is_array) { return k->type
 static int check_keys(const cal_gguf_file *f, char *err, size_t errlen) {
     const cal_gguf_kv *k = cal_gguf_find_kv(f, "general.type");
     if (k && (!is_key(k, CAL_GGUF_STRING, 0) || k->str[0].n != 7 || memcmp(k->str[0].p, "imatrix", 7)))
-        return bad(f, err, errlen, k->offset, "general.type is not \"imatrix\": not an importance matrix");
+        return BAD(f, err, errlen, k->offset, "general.type is not \"imatrix\": not an importance matrix");
     if ((k = cal_gguf_find_kv(f, "imatrix.datasets")) && !is_key(k, CAL_GGUF_STRING, 1))
-        return bad(f, err, errlen, k->offset, "imatrix.datasets is not an array of strings");
+        return BAD(f, err, errlen, k->offset, "imatrix.datasets is not an array of strings");
     for (size_t i = 0; k && i < k->n; i++)
         if (memchr(k->str[i].p, 0, (size_t)k->str[i].n))
-            return bad(f, err, errlen, k->offset, "imatrix.datasets entry %zu holds a NUL byte", i);
+            return BAD(f, err, errlen, k->offset, "imatrix.datasets entry %zu holds a NUL byte", i);
     const char *u32[] = {"imatrix.chunk_count", "imatrix.chunk_size"};
     for (int i = 0; i < 2; i++)
         if ((k = cal_gguf_find_kv(f, u32[i])) && !is_key(k, CAL_GGUF_U32, 0))
-            return bad(f, err, errlen, k->offset, "%s is not a u32", u32[i]);
+            return BAD(f, err, errlen, k->offset, "%s is not a u32", u32[i]);
     return 1;
 }
 
@@ -125,9 +116,9 @@ static size_t base_len(const char *name, const char *suffix) {
 static int check_tensor(const cal_gguf_file *f, const cal_gguf_tensor *t, uint64_t d, uint64_t nmat, int what,
                         char *err, size_t errlen) {
     if (t->type != CAL_GGML_F32)
-        return bad(f, err, errlen, t->pos, "tensor '%s' is %s, not f32", t->name, cal_ggml_type_name(t->type));
+        return BAD(f, err, errlen, t->pos, "tensor '%s' is %s, not f32", t->name, cal_ggml_type_name(t->type));
     if ((uint64_t)t->ne[0] != d || t->nelements != d * nmat)
-        return bad(f, err, errlen, t->pos, "tensor '%s' has shape [%lld, %lld, %lld, %lld], want [%llu, %llu]",
+        return BAD(f, err, errlen, t->pos, "tensor '%s' has shape [%lld, %lld, %lld, %lld], want [%llu, %llu]",
                    t->name, (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
                    (unsigned long long)d, (unsigned long long)nmat);
     for (uint64_t i = 0; i < t->nelements; i++) {
@@ -137,7 +128,7 @@ static int check_tensor(const cal_gguf_file *f, const cal_gguf_tensor *t, uint64
                           : what == 2 && v != floorf(v) ? "is not a whole number"
                           : what == 2 && v > 0x1p53f ? "is over 2^53" : NULL;
         if (why)
-            return bad(f, err, errlen, t->pos + 4 * i, "tensor '%s' value %llu (%g) %s", t->name,
+            return BAD(f, err, errlen, t->pos + 4 * i, "tensor '%s' value %llu (%g) %s", t->name,
                        (unsigned long long)i, (double)v, why);
     }
     return 1;
@@ -146,10 +137,10 @@ static int check_tensor(const cal_gguf_file *f, const cal_gguf_tensor *t, uint64
 static int add_entry(cal_imatrix *m, const cal_gguf_file *f, const cal_gguf_tensor *s2, size_t n, char *err,
                      size_t errlen) {
     const cal_gguf_tensor *cn = partner(f, s2->name, n, ".counts"), *s1 = partner(f, s2->name, n, ".in_sum");
-    if (!cn) return bad(f, err, errlen, s2->pos, "tensor '%s' has no partner '%.*s.counts'", s2->name, (int)n, s2->name);
+    if (!cn) return BAD(f, err, errlen, s2->pos, "tensor '%s' has no partner '%.*s.counts'", s2->name, (int)n, s2->name);
     uint64_t nmat = cn->nelements, d = nmat ? s2->nelements / nmat : 0;
     if (!nmat || !d || d * nmat != s2->nelements)
-        return bad(f, err, errlen, cn->pos, "'%s' has %llu values for %llu counts", s2->name,
+        return BAD(f, err, errlen, cn->pos, "'%s' has %llu values for %llu counts", s2->name,
                    (unsigned long long)s2->nelements, (unsigned long long)nmat);
     if (!check_tensor(f, s2, d, nmat, 0, err, errlen) || !check_tensor(f, cn, 1, nmat, 2, err, errlen) ||
         (s1 && !check_tensor(f, s1, d, nmat, 1, err, errlen)))
@@ -163,7 +154,7 @@ static int add_entry(cal_imatrix *m, const cal_gguf_file *f, const cal_gguf_tens
     char name[CAL_GGUF_MAX_NAME], why[300];
     snprintf(name, sizeof name, "%.*s", (int)n, s2->name);
     int ok = cal_imatrix_add(m, name, (size_t)d, (size_t)nmat, v2, v1, c, why, sizeof why);
-    if (!ok) bad(f, err, errlen, s2->pos, "%s", why);
+    if (!ok) BAD(f, err, errlen, s2->pos, "%s", why);
     free(v2);
     free(v1);
     free(c);
@@ -181,10 +172,10 @@ int cal_imatrix_add_gguf(cal_imatrix *m, const cal_gguf_file *f, char *err, size
             entries++;
         } else if (((n = base_len(t->name, ".counts")) || (n = base_len(t->name, ".in_sum"))) &&
                    !partner(f, t->name, n, ".in_sum2")) {
-            return bad(f, err, errlen, t->pos, "tensor '%s' has no partner '%.*s.in_sum2'", t->name, (int)n, t->name);
+            return BAD(f, err, errlen, t->pos, "tensor '%s' has no partner '%.*s.in_sum2'", t->name, (int)n, t->name);
         }
     }
-    if (!entries) return bad(f, err, errlen, 0, "no imatrix tensors (NAME.in_sum2 and NAME.counts)");
+    if (!entries) return BAD(f, err, errlen, 0, "no imatrix tensors (NAME.in_sum2 and NAME.counts)");
     const cal_gguf_kv *k = cal_gguf_find_kv(f, "imatrix.datasets");
     for (size_t i = 0; k && i < k->n; i++) {
         char *s = cal_xmalloc((size_t)k->str[i].n + 1);

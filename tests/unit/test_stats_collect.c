@@ -12,24 +12,14 @@
 #include "base/dtype.h"
 #include "stats/collect.h"
 #include "stream/stream.h"
-#include "child.h"
+#include "scratch.h"
 #include "test.h"
-
-static char dir[] = "/tmp/test_collect.XXXXXX";
-
-static const char *path(const char *name) {
-    static char buf[4][300];
-    static int k;
-    k = (k + 1) & 3;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
 
 /* rows of width d: value(r, j) = (r + 1) * (j - 1.5) / 4, exact in f32 */
 static float value(int r, int j) { return (float)((r + 1) * (j - 1.5) / 4); }
 
 static void stream(const char *name, const char *const *labels, const int *d, const int *n, int nrec, int nan_at) {
-    cal_writer *w = cal_writer_open(path(name));
+    cal_writer *w = cal_writer_open(t_path(name));
     cal_meta_set(cal_writer_meta(w), "source", name);
     int row = 0;
     for (int i = 0; i < nrec; i++) {
@@ -50,8 +40,8 @@ static void one_accumulator(void) {
     cal_collect_opts o = {0};
     o.threads = 1;
     cal_collect *c = cal_collect_new(&o);
-    cal_collect_read(c, path("s1.cal"));
-    cal_collect_read(c, path("s2.cal"));
+    cal_collect_read(c, t_path("s1.cal"));
+    cal_collect_read(c, t_path("s2.cal"));
     cal_result r = {0};
     cal_collect_finish(c, &r);
     cal_collect_free(c);
@@ -78,7 +68,7 @@ static void by_label(void) {
     o.threads = 1;
     o.skip_nonfinite = 1;
     cal_collect *c = cal_collect_new(&o);
-    cal_collect_read(c, path("l.cal"));
+    cal_collect_read(c, t_path("l.cal"));
     cal_result r = {0};
     cal_collect_finish(c, &r);
     cal_collect_free(c);
@@ -111,29 +101,29 @@ static void errors(void) {
     int d[] = {4, 5, 4}, n[] = {1, 1, 1};
     char msg[600];
     stream("d.cal", lab, d, n, 2, -1);
-    bad_file = path("d.cal"), bad_by_label = 0;
+    bad_file = t_path("d.cal"), bad_by_label = 0;
     int st = t_child(collect_bad, NULL, msg, sizeof msg);
     CHECK(st == 1 && strstr(msg, "d.cal: byte 94: VECTORS record has d = 5, earlier records have d = 4"),
           "a width that changes: exit %d: %s", st, msg);
     int d2[] = {4, 4, 4};
     stream("nolabel.cal", lab, d2, n, 3, -1);
-    bad_file = path("nolabel.cal"), bad_by_label = 1;
+    bad_file = t_path("nolabel.cal"), bad_by_label = 1;
     st = t_child(collect_bad, NULL, msg, sizeof msg);
     CHECK(st == 1 && strstr(msg, "nolabel.cal: byte") && strstr(msg, "has no label"), "--by-label without a label: %s", msg);
     stream("nan.cal", lab, d2, n, 2, 1);
-    bad_file = path("nan.cal"), bad_by_label = 0;
+    bad_file = t_path("nan.cal"), bad_by_label = 0;
     st = t_child(collect_bad, NULL, msg, sizeof msg);
     CHECK(st == 1 && strstr(msg, "VECTORS record 'b' row 0 holds NaN or Inf"), "NaN: %s", msg);
 }
 
 int main(void) {
-    if (!mkdtemp(dir)) return 1;
+    if (!mkdtemp(t_dir)) return 1;
     one_accumulator();
     by_label();
     errors();
     for (const char *const *n = (const char *const[]){"s1.cal", "s2.cal", "l.cal", "d.cal", "nolabel.cal", "nan.cal", NULL};
          *n; n++)
-        unlink(path(*n));
-    rmdir(dir);
+        unlink(t_path(*n));
+    rmdir(t_dir);
     TEST_END();
 }

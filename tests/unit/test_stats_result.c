@@ -14,18 +14,8 @@
 #include "stats/hessian.h"
 #include "stats/imatrix.h"
 #include "stats/result.h"
-#include "child.h"
+#include "scratch.h"
 #include "test.h"
-
-static char dir[] = "/tmp/test_result.XXXXXX";
-
-static const char *path(const char *name) {
-    static char buf[4][300];
-    static int k;
-    k = (k + 1) & 3;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
 
 /* Statistics of the rows x[0..n) of width d, computed the plain way. */
 static cal_hess_stats *stats(const double *x, size_t n, size_t d) {
@@ -46,7 +36,7 @@ static cal_hess_stats *stats(const double *x, size_t n, size_t d) {
 
 static void write_result(cal_result *r, const char *name, const char *scale, int f64) {
     cal_result_form form = {scale, f64, 0, 0.01};
-    cal_file *f = cal_file_create(path(name));
+    cal_file *f = cal_file_create(t_path(name));
     cal_result_write(r, &form, f);
     cal_file_commit(f);
 }
@@ -66,7 +56,7 @@ static void write_and_add(void) {
     cal_result_counts c = {2, 5, 1, 0};
     cal_result_add(&r, "", stats(X, 4, 3), &c);
     write_result(&r, "plain.st", "mean", 1);
-    cal_st_file *f = cal_st_open(path("plain.st"));
+    cal_st_file *f = cal_st_open(t_path("plain.st"));
     const cal_st_tensor *H = cal_st_find(f, "hessian"), *tok = cal_st_find(f, "tokens"), *am = cal_st_find(f, "absmean");
     cal_hess_stats *want = stats(X, 4, 3);
     CHECK(H && H->ndim == 2 && H->shape[0] == 3 && !strcmp(H->dtype, "F64") && f64_at(H, 5) == want->H[5] / 4,
@@ -86,7 +76,7 @@ static void write_and_add(void) {
     cal_result_add(&l, "blk.0.a", stats(X, 2, 3), &c2);
     cal_result_add(&l, "", stats(X + 6, 2, 3), &c2);
     write_result(&l, "label.st", "gptq", 0);
-    f = cal_st_open(path("label.st"));
+    f = cal_st_open(t_path("label.st"));
     H = cal_st_find(f, "blk.0.a.hessian");
     CHECK(H && !strcmp(H->dtype, "F32") && cal_st_find(f, "blk.0.a.sumsq") && cal_st_find(f, "hessian") &&
               !strcmp(cal_st_meta_get(f, "blk.0.a.hessian.scale_factor"), "1"),
@@ -94,7 +84,7 @@ static void write_and_add(void) {
     cal_result m = {0};
     cal_result_add_file(&m, f);
     cal_st_close(f);
-    f = cal_st_open(path("plain.st"));
+    f = cal_st_open(t_path("plain.st"));
     cal_result_add_file(&m, f);
     cal_st_close(f);
     cal_result_entry *u = cal_result_find(&m, ""), *a = cal_result_find(&m, "blk.0.a");
@@ -135,12 +125,12 @@ static void add_corrupt(void *arg) {
 }
 
 static void corrupt(const char *what, const char *name, double v, const char *want) {
-    cal_st_file *f = cal_st_open(path("plain.st"));
+    cal_st_file *f = cal_st_open(t_path("plain.st"));
     const cal_st_tensor *t = cal_st_find(f, name);
     size_t off = (size_t)t->offset;
     int is_int = !strcmp(t->dtype, "I64");
     cal_st_close(f);
-    FILE *fp = fopen(path("plain.st"), "rb");
+    FILE *fp = fopen(t_path("plain.st"), "rb");
     static char img[8192];
     size_t n = fread(img, 1, sizeof img, fp);
     fclose(fp);
@@ -151,10 +141,10 @@ static void corrupt(const char *what, const char *name, double v, const char *wa
         memcpy(&u, &v, 8);
     }
     cal_st64(img + off, u);
-    fp = fopen(path("bad.st"), "wb");
+    fp = fopen(t_path("bad.st"), "wb");
     fwrite(img, 1, n, fp);
     fclose(fp);
-    corrupt_file = path("bad.st");
+    corrupt_file = t_path("bad.st");
     char msg[600];
     int st = t_child(add_corrupt, NULL, msg, sizeof msg);
     CHECK(st == 1 && strstr(msg, want), "%s: exit %d: %s", what, st, msg);
@@ -172,10 +162,10 @@ static void rejections(void) {
 }
 
 int main(void) {
-    if (!mkdtemp(dir)) return 1;
+    if (!mkdtemp(t_dir)) return 1;
     write_and_add();
     rejections();
-    for (const char *const *n = (const char *const[]){"plain.st", "label.st", "bad.st", NULL}; *n; n++) unlink(path(*n));
-    rmdir(dir);
+    for (const char *const *n = (const char *const[]){"plain.st", "label.st", "bad.st", NULL}; *n; n++) unlink(t_path(*n));
+    rmdir(t_dir);
     TEST_END();
 }

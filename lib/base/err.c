@@ -65,6 +65,17 @@ void cal_die_at(const char *file, uint64_t off, const char *fmt, ...) {
     die_exit(CAL_EXIT_DATA);
 }
 
+int cal_err_at(char *err, size_t errlen, const char *file, uint64_t off, const char *fmt, ...) {
+    int k = snprintf(err, errlen, "%s: byte %llu: ", file, (unsigned long long)off);
+    if (k >= 0 && (size_t)k < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
+
 void cal_usage_error(const char *fmt, ...) {
     va_list ap;
     fprintf(stderr, "%s: ", progname);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,3 +55,11 @@ uint64_t cal_parse_size(const char *opt, const char *s) {
     return (uint64_t)v << shift;
 }
 
+
+const char *cal_fmt_double(double x, char *buf, size_t n) {
+    for (int p = 6; p <= 17; p++) {
+        snprintf(buf, n, "%.*g", p, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+    return buf;
+}

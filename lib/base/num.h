@@ -2,6 +2,7 @@
 #ifndef CAL_BASE_NUM_H
 #define CAL_BASE_NUM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Strict parsers for option values: the whole string must be a number in
@@ -9,6 +10,8 @@
 uint64_t cal_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max);
 double cal_parse_double(const char *opt, const char *s);
 uint64_t cal_parse_size(const char *opt, const char *s);
+/* The shortest %g form of x (6 to 17 digits) that reads back as x. */
+const char *cal_fmt_double(double x, char *buf, size_t n);
 
 /* Little-endian loads/stores without alignment assumptions. */
 static inline uint32_t cal_ld32(const void *p) {

@@ -6,14 +6,10 @@
 #include "base/err.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define NPY_MAGIC "\x93NUMPY"
 
@@ -150,31 +146,17 @@ out:
 
 int cal_npy_open(cal_npy *a, const char *path, char *err, size_t errlen) {
     memset(a, 0, sizeof *a);
-    int fd = open(path, O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
-        if (fd >= 0) close(fd);
+    cal_mapfile m;
+    if (!cal_mapfile_open(&m, path, err, errlen)) return 0;
+    if (!cal_npy_parse(a, m.p, m.len, path, err, errlen)) {
+        cal_mapfile_close(&m);
         return 0;
     }
-    size_t n = (size_t)st.st_size;
-    void *map = NULL;
-    if (n && (map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-        snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
-        close(fd);
-        return 0;
-    }
-    close(fd);
-    if (!cal_npy_parse(a, map ? map : "", n, path, err, errlen)) {
-        if (map) munmap(map, n);
-        return 0;
-    }
-    a->map = map;
-    a->map_len = n;
+    a->map = m;
     return 1;
 }
 
 void cal_npy_close(cal_npy *a) {
-    if (a->map) munmap(a->map, a->map_len);
+    cal_mapfile_close(&a->map);
     memset(a, 0, sizeof *a);
 }

@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "base/num.h"
+#include "io/mapfile.h"
 #include "stream/stream.h"
 
 /* The header bytes for an int64 array of ndim (1 or 2) dimensions. */
@@ -23,8 +24,7 @@ typedef struct {
     int elem;              /* 8 (int64) or 4 (int32) */
     const uint8_t *data;   /* shape[0] * shape[1] little-endian values */
     uint64_t data_offset;  /* byte offset of data in the file */
-    void *map;
-    size_t map_len;
+    cal_mapfile map;
 } cal_npy;
 
 /* Maps and checks PATH; returns 0 and fills err ("PATH: byte OFF: what")

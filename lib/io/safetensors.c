@@ -6,22 +6,20 @@
 #include "base/num.h"
 #include "base/buf.h"
 #include "base/err.h"
+#include "io/mapfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct cal_st_file {
     char *name;
-    void *map;          /* mmap'ed image, or NULL for memory input */
-    size_t map_len;
+    cal_mapfile map;    /* the mapped file (nothing for memory input) */
     const uint8_t *p;   /* file bytes */
     size_t n;
     cal_st_tensor *t;   /* sorted by data offset (file order) */
@@ -54,7 +52,7 @@ static void free_parts(cal_st_file *f) {
     free(f->mkey);
     free(f->mval);
     free(f->name);
-    if (f->map) munmap(f->map, f->map_len);
+    cal_mapfile_close(&f->map);
     free(f);
 }
 
@@ -204,39 +202,11 @@ cal_st_file *cal_st_open_mem(const void *p, size_t n, const char *name, char *er
 }
 
 cal_st_file *cal_st_open_soft(const char *path, char *err, size_t errlen) {
-    int fd = open(path, O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        if (fd >= 0) close(fd);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        close(fd);
-        return NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    void *map = NULL;
-    if (n) {
-        map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
-            close(fd);
-            return NULL;
-        }
-    }
-    close(fd);
-    cal_st_file *f = cal_xcalloc(1, sizeof *f);
-    f->name = cal_xstrdup(path);
-    f->map = map;
-    f->map_len = n;
-    f->p = map ? map : (const uint8_t *)"";
-    f->n = n;
-    if (!parse(f, err, errlen)) {
-        free_parts(f);
-        return NULL;
-    }
+    cal_mapfile m;
+    if (!cal_mapfile_open(&m, path, err, errlen)) return NULL;
+    cal_st_file *f = cal_st_open_mem(m.p, m.len, path, err, errlen);
+    if (!f) cal_mapfile_close(&m);
+    else f->map = m;
     return f;
 }
 

@@ -123,6 +123,12 @@ cal_hess_stats *cal_hess_finish(cal_hess *h) {
     return s;
 }
 
+cal_hess_stats *cal_hess_take(cal_hess *h) {
+    cal_hess_stats *s = cal_hess_finish(h);
+    h->s = NULL;
+    return s;
+}
+
 void cal_hess_free(cal_hess *h) {
     if (!h) return;
     cal_psyrk_free(h->p);

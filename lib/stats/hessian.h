@@ -43,6 +43,9 @@ void cal_hess_commit(cal_hess *h);
 void cal_hess_commit_weighted(cal_hess *h, uint64_t c);
 /* Flushes the last block, stops the worker, symmetrises H. */
 cal_hess_stats *cal_hess_finish(cal_hess *h);
+/* cal_hess_finish, and the statistics become the caller's (free them with
+ * cal_hess_stats_free; h is then only to be freed). */
+cal_hess_stats *cal_hess_take(cal_hess *h);
 void cal_hess_free(cal_hess *h);
 
 /* Statistics not tied to an accumulator (used by --merge). */

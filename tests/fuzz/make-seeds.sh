@@ -2,6 +2,7 @@
 # make-seeds.sh DIR - write the seed corpora of the fuzz targets:
 #   DIR/stream   small cal-streams of every record kind (examples/calstream.py json)
 #   DIR/rowfile  small .safetensors and .npy files (numpy)
+#   DIR/gguf     small GGUF imatrix files (tests/py/gguf_spec.py)
 # Seeds are generated, never committed. Idempotent.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -33,6 +34,19 @@ h += b" " * (-len(h) % 8)
 open(d + "/st", "wb").write(struct.pack("<Q", len(h)) + h + ids.tobytes() + mask.tobytes())
 for name, a in (("npy64", ids), ("npy32", np.arange(5, dtype="<i4"))):
     b = io.BytesIO(); np.save(b, a); open(d + "/" + name, "wb").write(b.getvalue())
+PYEOF
+
+# GGUF: llama-imatrix's layout, dense and per-expert (tests/py/gguf_spec.py).
+mkdir -p "$D/gguf"
+PYTHONPATH=tests/py $PY - "$D/gguf" <<'PYEOF'
+import sys
+import numpy as np
+import gguf_spec as G
+d = sys.argv[1]
+e = {"blk.0.attn_q.weight": (np.ones((1, 8)), np.ones((1, 8)), [3]),
+     "blk.0.ffn_up_exps.weight": (np.arange(8.0).reshape(2, 4), np.ones((2, 4)), [1, 2])}
+G.llama_imatrix(d + "/imatrix", e, ["a.txt"], 2, 4)
+G.llama_imatrix(d + "/old", {"w": (np.ones((1, 4)), None, [1])}, [], 1, 1, with_in_sum=False)
 PYEOF
 
 # tokenizer.json: small hand-made files covering byte-level BPE and the

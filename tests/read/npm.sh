@@ -1,9 +1,10 @@
 #!/bin/sh
-# npm.sh - installs the pinned test-only npm packages into build/npm
-# (idempotent; fast when present). Prints the node_modules path.
+# npm.sh [PKG@VERSION...] - installs the pinned test-only npm packages (the
+# ones named, by default the Parquet readers) into build/npm (idempotent;
+# fast when present). Prints the node_modules path.
 set -eu
 cd "$(dirname "$0")/../.."
-PKGS="@duckdb/node-api@1.5.6-r.1 hyparquet-writer@0.17.0"
+PKGS="${*:-@duckdb/node-api@1.5.6-r.1 hyparquet-writer@0.17.0}"
 NM=build/npm/node_modules
 ok=1
 for pv in $PKGS; do

@@ -3,7 +3,7 @@
 # absmax/absmean, counts, scales, f16/bf16 decoding, merge of shards, the
 # GPTQ inverse and the imatrix GGUF.
 . tests/lib.sh
-export PYTHONPATH="$PWD/tests/sh"
+export PYTHONPATH="$PWD/tests/sh:$PWD/tests/py"
 
 # Random activations in three streams (f32, f16, bf16) plus one file of all.
 $PY - "$T" <<'PYEOF' || not_ok "make fixtures"
@@ -109,43 +109,20 @@ tb, _ = st_read(f"{T}/bf16.st")
 report("bf16 decode exact", np.array_equal(tb["sum"], b) and np.array_equal(tb["absmax"], np.abs(b)))
 close("bf16 H", tb["hessian"], np.outer(b, b), 1e-12)
 
-# imatrix GGUF, read with a reader written from the GGUF v3 spec.
-def gguf(path):
-    d = open(path, "rb").read()
-    p = 0
-    def rd(fmt):
-        nonlocal p
-        v = struct.unpack_from("<" + fmt, d, p); p += struct.calcsize("<" + fmt); return v[0]
-    def s():
-        nonlocal p
-        n = rd("Q"); v = d[p:p + n].decode(); p += n; return v
-    assert d[:4] == b"GGUF"; p = 4
-    ver, nt, nkv = rd("I"), rd("Q"), rd("Q")
-    scal = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
-    def val(ty):
-        if ty == 8: return s()
-        if ty == 9:
-            et, n = rd("I"), rd("Q"); return [val(et) for _ in range(n)]
-        return rd(scal[ty])
-    kv = {}
-    for _ in range(nkv):
-        k = s(); kv[k] = val(rd("I"))
-    infos = []
-    for _ in range(nt):
-        name = s(); nd = rd("I"); ne = [rd("Q") for _ in range(nd)]; ty = rd("I"); off = rd("Q")
-        infos.append((name, ne, ty, off))
-    align = kv.get("general.alignment", 32)
-    base = (p + align - 1) // align * align
-    ts = {n: (ne, ty, np.frombuffer(d, np.float32, int(np.prod(ne)), base + off)) for n, ne, ty, off in infos}
-    return ver, kv, ts
-ver, kv, ts = gguf(f"{T}/imatrix.gguf")
-report("imatrix: GGUF v3 with imatrix keys", ver == 3 and kv.get("general.type") == "imatrix"
-       and kv.get("imatrix.chunk_count") == 4 and isinstance(kv.get("imatrix.datasets"), list), kv)
-s2 = ts.get("blk.0.attn_q.weight.in_sum2")
-cn = ts.get("blk.0.attn_q.weight.counts")
-report("imatrix: in_sum2 = sumsq (f32, ne [d,1])", s2 is not None and s2[0] == [40, 1] and s2[1] == 0
-       and relerr(s2[2], (X * X).sum(0)) < 1e-6)
-report("imatrix: counts = tokens", cn is not None and cn[0] == [1, 1] and float(cn[2][0]) == 700.0)
+# imatrix GGUF, read with a reader written from the GGUF spec (tests/py).
+import gguf_spec
+g = gguf_spec.read(f"{T}/imatrix.gguf")
+kv = {k: v[2] for k, v in g.kv.items()}
+report("imatrix: GGUF v3 with imatrix keys", g.version == 3 and kv.get("general.type") == "imatrix"
+       and kv.get("imatrix.chunk_count") == 4 and kv.get("imatrix.chunk_size") == 175
+       and kv.get("imatrix.datasets") == [f"{T}/all.cal"], kv)
+ts = g.tensors
+s2, cn, s1 = (ts.get("blk.0.attn_q.weight." + k) for k in ("in_sum2", "counts", "in_sum"))
+report("imatrix: in_sum2 = sumsq (f32, 1-D [d])", s2 is not None and s2.ne == [40] and s2.type == 0
+       and relerr(s2.values, (X * X).sum(0)) < 1e-6)
+report("imatrix: in_sum = sum (f32, 1-D [d])", s1 is not None and s1.ne == [40] and relerr(s1.values, X.sum(0)) < 1e-6)
+report("imatrix: counts = tokens ([1])", cn is not None and cn.ne == [1] and float(cn.values[0]) == 700.0)
+report("imatrix: padded to 32 after the last tensor", g.data_end == g.size and g.size % 32 == 0, (g.data_end, g.size))
 PYEOF
 
 # The tiled accumulation (psyrk.c): d = 2600 gives panels of 704 columns, the

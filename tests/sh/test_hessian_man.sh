@@ -2,7 +2,7 @@
 # man/cal-hessian.1 names exactly the options of cal-hessian --help and
 # renders without warnings; --version; unknown options are usage errors.
 . tests/lib.sh
-cal-hessian --help | sed -n '/^Options:/,/^$/p' | grep -oE -- '(^| )--?[a-z][a-z-]*' | tr -d ' ' | sort -u >"$T/h"
+cal-hessian --help | grep -E '^  +-' | grep -oE -- '^ +(-[a-z], )?--?[a-z][a-z-]*' | grep -oE -- '--?[a-z][a-z-]*' | sort -u >"$T/h"
 sed 's/\\-/-/g' man/cal-hessian.1 | sed -n '/^\.SH OPTIONS/,/^\.SH ENVIRONMENT/p' | grep -E '^\.(B|BI|BR|TP)' |
   grep -oE -- '(^| |")--?[a-z][a-z-]*' | tr -d ' "' | sort -u >"$T/m"
 same "man OPTIONS = --help options" "$T/h" "$T/m"

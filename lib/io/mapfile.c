@@ -1,0 +1,41 @@
+/* mapfile.c - see mapfile.h. */
+#include "io/mapfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen) {
+    memset(m, 0, sizeof *m);
+    m->p = "";
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    const char *why = fd < 0 || fstat(fd, &st) != 0 ? strerror(errno)
+                      : !S_ISREG(st.st_mode)        ? "not a regular file"
+                                                    : NULL;
+    if (why) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    size_t n = (size_t)st.st_size;
+    if (n && (m->map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+        snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
+        m->map = NULL;
+        close(fd);
+        return 0;
+    }
+    close(fd);
+    m->len = n;
+    if (m->map) m->p = m->map;
+    return 1;
+}
+
+void cal_mapfile_close(cal_mapfile *m) {
+    if (m->map) munmap(m->map, m->len);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,19 @@
+/* mapfile.h - a regular file mapped read-only, for the readers that check a
+ * whole file image (safetensors, npy, GGUF). */
+#ifndef CAL_IO_MAPFILE_H
+#define CAL_IO_MAPFILE_H
+
+#include <stddef.h>
+
+typedef struct {
+    void *map;     /* NULL for an empty file */
+    size_t len;
+    const void *p; /* the bytes ("" for an empty file) */
+} cal_mapfile;
+
+/* Maps path; 0 with "PATH: why" in err when it cannot be opened, is not a
+ * regular file or cannot be mapped. */
+int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen);
+void cal_mapfile_close(cal_mapfile *m);
+
+#endif

@@ -48,7 +48,8 @@ static const cal_prog prog = {
     "Read TOKENS records (FILE or standard input) and write ROW records of\n"
     "exactly LENGTH ids to standard output.",
     opts,
-    "Documents, rows or tokens dropped are reported on standard error.\n"
+    "Documents and tokens left out (filters, truncation, the last partial row)\n"
+    "are reported on standard error, even without -v.\n"
     "See cal-pack(1) for the modes and how each mirrors its peer.\n",
 };
 

@@ -38,7 +38,7 @@ static const cal_prog prog = {
     "cal-shuffle [OPTION]... [FILE]\ncal-shuffle --segments K -n ROWS -l LENGTH [OPTION]... [FILE]",
     "Shuffle the records of FILE (or standard input) uniformly, with a seed.",
     opts,
-    "Tokens dropped (the partial last segment) are reported on standard error.\n",
+    "Tokens left out (the partial last segment) are reported on standard error.\n",
 };
 
 static struct {

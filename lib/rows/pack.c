@@ -114,7 +114,7 @@ void cal_packer_free(cal_packer *p) {
 /* ---- concat: streaming, memory O(LENGTH) --------------------------------- */
 static void concat_row_done(cal_packer *p) {
     if (p->row_eos) p->ids[p->fill++] = (uint32_t)p->o.eos_id;
-    cal_pack_emit(p, p->ids, NULL, p->label, cal_pack_row_id(p, p->src, p->off));
+    cal_pack_emit(p, p->ids, NULL, p->label, cal_pack_row_id(p->o.len, p->src, p->off));
     p->fill = 0;
 }
 
@@ -153,7 +153,7 @@ static void concat_end(cal_packer *p) {
         p->mask[i] = i < real;
         if (i >= real) p->ids[i] = (uint32_t)p->o.pad_id;
     }
-    cal_pack_emit(p, p->ids, p->mask, p->label, cal_pack_row_id(p, p->src, p->off));
+    cal_pack_emit(p, p->ids, p->mask, p->label, cal_pack_row_id(p->o.len, p->src, p->off));
     p->fill = 0;
 }
 
@@ -184,7 +184,7 @@ static void article_emit(cal_packer *p, int at_end) {
     } else if (a->n > shift + len) {
         cal_drops_count(&p->st.drops, CAL_DROP_REST, 0, a->n - shift - len);
     }
-    cal_pack_emit(p, a->v + shift, mask, p->label, cal_pack_row_id(p, p->src, 0));
+    cal_pack_emit(p, a->v + shift, mask, p->label, cal_pack_row_id(p->o.len, p->src, 0));
     a->n = 0;
 }
 
@@ -280,18 +280,17 @@ int cal_packer_finish(cal_packer *p, char *err, size_t errlen) {
 /* ---- synthetic rows -------------------------------------------------------- */
 void cal_pack_synthetic(uint32_t len, uint64_t seed, uint64_t random, uint64_t vocab, uint64_t noise,
                         cal_row_sink sink, void *ctx) {
-    cal_packer p = {.o.len = len}; /* for cal_pack_row_id */
     uint32_t *ids = cal_xmalloc((size_t)len * 4);
     cal_rng rr;
     cal_rng_init2(&rr, seed, "random-rows");
     for (uint64_t r = 0; r < random; r++) {
         for (uint32_t i = 0; i < len; i++) ids[i] = (uint32_t)cal_rng_below(&rr, vocab);
-        cal_row_out row = {ids, NULL, len, 0, "random", cal_pack_row_id(&p, 0x72616e646f6dULL, r)};
+        cal_row_out row = {ids, NULL, len, 0, "random", cal_pack_row_id(len, 0x72616e646f6dULL, r)};
         sink(ctx, &row);
     }
     memset(ids, 0, (size_t)len * 4);
     for (uint64_t r = 0; r < noise; r++) {
-        cal_row_out row = {ids, NULL, len, CAL_ROW_NOISE, "noise", cal_pack_row_id(&p, 0x6e6f697365ULL, r)};
+        cal_row_out row = {ids, NULL, len, CAL_ROW_NOISE, "noise", cal_pack_row_id(len, 0x6e6f697365ULL, r)};
         sink(ctx, &row);
     }
     free(ids);

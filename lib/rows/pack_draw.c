@@ -57,7 +57,7 @@ int cal_pack_window(cal_packer *p, char *err, size_t errlen) {
         k += c;
         if (e) p->ids[k] = (uint32_t)p->o.eos_id;
         cal_pack_emit(p, p->ids, NULL, cal_docstore_label(s, d),
-                      cal_pack_row_id(p, s->docs[d].id, start - s->docs[d].start));
+                      cal_pack_row_id(p->o.len, s->docs[d].id, start - s->docs[d].start));
     }
     free(elig);
     return rc;

@@ -33,7 +33,8 @@ struct cal_packer {
 
 /* Row-level BOS/EOS under policy pol for data row r. */
 int cal_pack_row_has(const cal_packer *p, int pol, uint64_t r);
-uint64_t cal_pack_row_id(const cal_packer *p, uint64_t src, uint64_t off);
+/* XXH3-64 (seed len) of the source document id and the row's token offset. */
+uint64_t cal_pack_row_id(uint32_t len, uint64_t src, uint64_t off);
 void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const char *label, uint64_t id);
 /* doc mode: one row from n ids, truncated or padded. */
 void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, const char *label);

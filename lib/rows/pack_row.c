@@ -14,11 +14,11 @@ int cal_pack_row_has(const cal_packer *p, int pol, uint64_t r) {
     return 0;
 }
 
-uint64_t cal_pack_row_id(const cal_packer *p, uint64_t src, uint64_t off) {
+uint64_t cal_pack_row_id(uint32_t len, uint64_t src, uint64_t off) {
     uint8_t b[16];
     cal_st64(b, src);
     cal_st64(b + 8, off);
-    return cal_hash_seed(b, 16, p->o.len);
+    return cal_hash_seed(b, 16, len);
 }
 
 void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const char *label, uint64_t id) {
@@ -43,5 +43,5 @@ void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, 
     if (b) p->ids[at] = (uint32_t)p->o.bos_id;
     if (n) memcpy(p->ids + at + b, t + skip, n * 4);
     if (e) p->ids[at + b + n] = (uint32_t)p->o.eos_id;
-    cal_pack_emit(p, p->ids, pad ? p->mask : NULL, label, cal_pack_row_id(p, src, skip));
+    cal_pack_emit(p, p->ids, pad ? p->mask : NULL, label, cal_pack_row_id(p->o.len, src, skip));
 }

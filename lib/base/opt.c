@@ -6,6 +6,8 @@
 
 #include "base/err.h"
 
+enum { STAGE_OPTION, STAGE_OPERAND, STAGE_DASHDASH }; /* stage_kind[] */
+
 static int opt_id(const cal_opt *o) { return o->shrt ? (unsigned char)o->shrt : o->id; }
 
 static size_t n_opts(const cal_opt *t) {
@@ -24,6 +26,7 @@ void cal_args_init(cal_args *a, const cal_prog *prog, int argc, char **argv) {
     size_t words = 1; /* a bundle "-xyl9" gives up to one stage word a byte */
     for (int k = 0; k < argc; k++) words += strlen(argv[k]) + 1;
     a->stage = cal_xcalloc(words, sizeof *a->stage);
+    a->stage_kind = cal_xcalloc(words, 1);
     a->given = cal_xcalloc(n_opts(prog->opts) + 1, 1);
     if (argc > 0) a->stage[a->nstage++] = argv[0];
 }
@@ -31,6 +34,8 @@ void cal_args_init(cal_args *a, const cal_prog *prog, int argc, char **argv) {
 void cal_args_free(cal_args *a) {
     free(a->operands);
     free(a->stage);
+    free(a->stage_kind);
+    free(a->permuted);
     free(a->given);
     memset(a, 0, sizeof *a);
 }
@@ -108,11 +113,13 @@ int cal_args_next(cal_args *a) {
         char *w = a->argv[a->i++];
         if (a->only_operands || w[0] != '-' || !w[1]) {
             a->operands[a->noperands++] = w;
+            a->stage_kind[a->nstage] = STAGE_OPERAND;
             a->stage[a->nstage++] = w;
             continue;
         }
         if (!strcmp(w, "--")) {
             a->only_operands = 1;
+            a->stage_kind[a->nstage] = STAGE_DASHDASH;
             a->stage[a->nstage++] = w;
             continue;
         }
@@ -166,6 +173,19 @@ char **cal_args_stage(const cal_args *a, int *argc) {
     *argc = a->nstage;
     a->stage[a->nstage] = NULL;
     return a->stage;
+}
+
+char **cal_args_stage_options_first(cal_args *a, int *argc) {
+    free(a->permuted);
+    a->permuted = cal_xcalloc((size_t)a->nstage + 1, sizeof *a->permuted);
+    int n = 0;
+    if (a->nstage) a->permuted[n++] = a->stage[0];
+    static const unsigned char order[] = {STAGE_OPTION, STAGE_DASHDASH, STAGE_OPERAND};
+    for (size_t p = 0; p < sizeof order; p++)
+        for (int k = 1; k < a->nstage; k++)
+            if (a->stage_kind[k] == order[p]) a->permuted[n++] = a->stage[k];
+    *argc = n;
+    return a->permuted;
 }
 
 /* "  -l, --length N", "      --seed S", "  -x" */

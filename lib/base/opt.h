@@ -70,6 +70,8 @@ typedef struct {
     const char *bundle; /* rest of a short-flag bundle */
     char long_name[128];
     char **stage;
+    unsigned char *stage_kind; /* option word, operand or "--" */
+    char **permuted;
     int nstage;
     unsigned char *given;
 } cal_args;
@@ -85,6 +87,12 @@ int cal_args_given(const cal_args *a, int id);
  * CAL_STAGE (with its value, in the words it was written), and every operand,
  * in command-line order. NULL-terminated; valid until cal_args_free. */
 char **cal_args_stage(const cal_args *a, int *argc);
+/* The same words in the order getopt_long's permutation left argv in, for
+ * the programs whose stage lines were written from it and must stay
+ * byte-identical: argv[0], the CAL_STAGE options (with their values) in
+ * order, "--" when given, then the operands in order. NULL-terminated;
+ * valid until the next call or cal_args_free. */
+char **cal_args_stage_options_first(cal_args *a, int *argc);
 /* Usage text made from the table (what -h/--help prints). */
 void cal_args_usage(const cal_prog *prog, FILE *out);
 void cal_args_free(cal_args *a);

@@ -1,4 +1,10 @@
-/* extsort.c - external merge sort of keyed byte records; see extsort.h. */
+/* extsort.c - external merge sort of keyed byte records; see extsort.h.
+ *
+ * Spilled runs are byte ranges of one unlinked temporary file, read back
+ * with pread through a small buffer each, so the number of runs costs no
+ * file descriptors: at most two files are open (a merge pass reads one and
+ * writes the other). Passes merge FAN_IN runs at a time until FAN_IN or
+ * fewer remain; the last merge feeds cal_extsort_next. */
 #include "rows/extsort.h"
 
 #include <errno.h>
@@ -10,20 +16,28 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/num.h"
-#include "stream/stream.h"
 
-#define FAN_IN 128              /* runs merged at once (bounded open files) */
-#define RUN_BUF (256u << 10)    /* stdio buffer per run file */
+#define FAN_IN 128              /* runs merged at once */
+#define RUN_BUF (256u << 10)    /* read buffer per run, and write buffer */
+#define MIN_BUF (4u << 10)
 #define ITEM_COST 32            /* bookkeeping bytes charged per record */
+#define HEAD 24                 /* a run record: u64 key, u64 seq, u64 len, then len bytes */
 
 typedef struct {
     uint64_t key, seq;
     size_t off, len;
 } item;
 
+typedef struct {
+    uint64_t start, end;        /* byte range in the run file */
+} run;
+
 /* A run being read back: its current record is (key, seq, data). */
 typedef struct {
-    FILE *f;
+    int fd;
+    uint64_t pos, end;          /* file range not yet in buf */
+    uint8_t *buf;
+    size_t bpos, blen, bcap;
     uint64_t key, seq;
     cal_buf data;
 } run_in;
@@ -34,12 +48,13 @@ struct cal_extsort {
     cal_buf arena;
     item *items;
     size_t n, cap;
-    FILE **runs;                /* spilled runs, each rewound when merging */
+    FILE *file;                 /* the runs, appended one after another */
+    run *runs;
     size_t nruns, runcap, spills;
     int reading;
     size_t next;                /* in-memory iteration */
     run_in *in;                 /* merge state */
-    size_t *heap, nheap;
+    size_t nin, *heap, nheap;
     cal_buf cur;
 };
 
@@ -62,31 +77,71 @@ static FILE *new_tmp(void) {
     return f;
 }
 
-static void put(FILE *f, const void *p, size_t n) {
-    if (n && fwrite(p, 1, n, f) != n)
-        cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
+static CAL_NORETURN void write_failed(void) {
+    cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
 }
 
-static void put_head(FILE *f, uint64_t key, uint64_t seq, uint64_t len) {
-    uint8_t h[24];
+static void put(FILE *f, const void *p, size_t n) {
+    if (n && fwrite(p, 1, n, f) != n) write_failed();
+}
+
+static void put_rec(FILE *f, uint64_t key, uint64_t seq, const void *p, size_t n) {
+    uint8_t h[HEAD];
     cal_st64(h, key);
     cal_st64(h + 8, seq);
-    cal_st64(h + 16, len);
-    put(f, h, 24);
+    cal_st64(h + 16, n);
+    put(f, h, HEAD);
+    put(f, p, n);
+}
+
+static uint64_t file_end(FILE *f) {
+    if (fflush(f) != 0) write_failed();
+    off_t at = ftello(f);
+    if (at < 0) write_failed();
+    return (uint64_t)at;
+}
+
+static void add_run(cal_extsort *s, uint64_t start, uint64_t end) {
+    if (s->nruns == s->runcap) {
+        s->runcap = s->runcap ? 2 * s->runcap : 16;
+        s->runs = cal_xrealloc(s->runs, s->runcap * sizeof *s->runs);
+    }
+    s->runs[s->nruns++] = (run){start, end};
+}
+
+/* Copies the next n bytes of run r to dst; 0 when the run ends first. */
+static int run_read(run_in *r, uint8_t *dst, size_t n) {
+    while (n) {
+        if (r->bpos == r->blen) {
+            if (r->pos == r->end) return 0;
+            size_t want = r->end - r->pos < r->bcap ? (size_t)(r->end - r->pos) : r->bcap;
+            ssize_t k = pread(r->fd, r->buf, want, (off_t)r->pos);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) cal_die("%s: temporary file read failed: %s", tmpdir(), k ? strerror(errno) : "short file");
+            r->pos += (uint64_t)k;
+            r->bpos = 0;
+            r->blen = (size_t)k;
+        }
+        size_t k = r->blen - r->bpos < n ? r->blen - r->bpos : n;
+        memcpy(dst, r->buf + r->bpos, k);
+        dst += k;
+        r->bpos += k;
+        n -= k;
+    }
+    return 1;
 }
 
 /* Reads the next record of a run; 0 at its end. */
 static int run_next(run_in *r) {
-    uint8_t h[24];
-    size_t k = fread(h, 1, 24, r->f);
-    if (k == 0 && feof(r->f)) return 0;
-    if (k != 24) cal_die("%s: temporary file read failed", tmpdir());
+    uint8_t h[HEAD];
+    if (r->pos == r->end && r->bpos == r->blen) return 0;
+    if (!run_read(r, h, HEAD)) cal_die("%s: temporary file read failed: truncated run", tmpdir());
     r->key = cal_ld64(h);
     r->seq = cal_ld64(h + 8);
     size_t len = (size_t)cal_ld64(h + 16);
     r->data.n = 0;
     cal_buf_reserve(&r->data, len ? len : 1);
-    if (len && fread(r->data.p, 1, len, r->f) != len) cal_die("%s: temporary file read failed", tmpdir());
+    if (!run_read(r, (uint8_t *)r->data.p, len)) cal_die("%s: temporary file read failed: truncated run", tmpdir());
     r->data.n = len;
     return 1;
 }
@@ -103,23 +158,13 @@ cal_extsort *cal_extsort_new(size_t mem_limit) {
     return s;
 }
 
-static void add_run(cal_extsort *s, FILE *f) {
-    if (s->nruns == s->runcap) {
-        s->runcap = s->runcap ? 2 * s->runcap : 16;
-        s->runs = cal_xrealloc(s->runs, s->runcap * sizeof *s->runs);
-    }
-    s->runs[s->nruns++] = f;
-}
-
 static void spill(cal_extsort *s) {
     qsort(s->items, s->n, sizeof *s->items, cmp_item);
-    FILE *f = new_tmp();
-    for (size_t i = 0; i < s->n; i++) {
-        put_head(f, s->items[i].key, s->items[i].seq, s->items[i].len);
-        put(f, s->arena.p + s->items[i].off, s->items[i].len);
-    }
-    if (fflush(f) != 0) cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
-    add_run(s, f);
+    if (!s->file) s->file = new_tmp();
+    uint64_t start = s->nruns ? s->runs[s->nruns - 1].end : 0;
+    for (size_t i = 0; i < s->n; i++)
+        put_rec(s->file, s->items[i].key, s->items[i].seq, s->arena.p + s->items[i].off, s->items[i].len);
+    add_run(s, start, file_end(s->file));
     s->spills++;
     s->n = 0;
     s->arena.n = 0;
@@ -163,15 +208,22 @@ static void sift_down(cal_extsort *s, size_t i) {
     }
 }
 
-/* Opens runs [from, from+k) for merging. */
+/* Opens runs [from, from+k) of s->file for merging. */
 static void merge_open(cal_extsort *s, size_t from, size_t k) {
+    size_t bcap = s->limit / (k + 1);
+    bcap = bcap > RUN_BUF ? RUN_BUF : bcap < MIN_BUF ? MIN_BUF : bcap;
     s->in = cal_xcalloc(k, sizeof *s->in);
     s->heap = cal_xmalloc(k * sizeof *s->heap);
+    s->nin = k;
     s->nheap = 0;
     for (size_t i = 0; i < k; i++) {
-        s->in[i].f = s->runs[from + i];
-        rewind(s->in[i].f);
-        if (run_next(&s->in[i])) s->heap[s->nheap++] = i;
+        run_in *r = &s->in[i];
+        r->fd = fileno(s->file);
+        r->pos = s->runs[from + i].start;
+        r->end = s->runs[from + i].end;
+        r->bcap = bcap;
+        r->buf = cal_xmalloc(bcap);
+        if (run_next(r)) s->heap[s->nheap++] = i;
     }
     for (size_t i = s->nheap; i-- > 0;) sift_down(s, i);
 }
@@ -190,18 +242,41 @@ static int merge_pop(cal_extsort *s, uint64_t *key, uint64_t *seq) {
     return 1;
 }
 
-static void merge_close(cal_extsort *s, size_t k) {
-    for (size_t i = 0; i < k; i++) {
-        fclose(s->in[i].f);
+static void merge_close(cal_extsort *s) {
+    for (size_t i = 0; i < s->nin; i++) {
+        free(s->in[i].buf);
         cal_buf_free(&s->in[i].data);
     }
     free(s->in);
     free(s->heap);
     s->in = NULL;
     s->heap = NULL;
+    s->nin = s->nheap = 0;
 }
 
-/* Ends adding: with spills, merges until at most FAN_IN runs remain. */
+/* One pass: every FAN_IN runs of s->file merged into one run of a new
+ * file, which then replaces it (the old one is closed: its space is freed). */
+static void merge_pass(cal_extsort *s) {
+    FILE *out = new_tmp();
+    size_t n = 0;
+    uint64_t start = 0;
+    for (size_t first = 0; first < s->nruns; first += FAN_IN) {
+        size_t k = s->nruns - first < FAN_IN ? s->nruns - first : FAN_IN;
+        merge_open(s, first, k);
+        uint64_t key, seq;
+        while (merge_pop(s, &key, &seq)) put_rec(out, key, seq, s->cur.p, s->cur.n);
+        merge_close(s);
+        uint64_t end = file_end(out);
+        s->runs[n++] = (run){start, end};
+        start = end;
+    }
+    fclose(s->file);
+    s->file = out;
+    s->nruns = n;
+}
+
+/* Ends adding: with spills, merges in passes until at most FAN_IN runs
+ * remain, then opens the last merge. */
 static void start_reading(cal_extsort *s) {
     s->reading = 1;
     if (!s->nruns) {
@@ -212,22 +287,7 @@ static void start_reading(cal_extsort *s) {
     free(s->items);
     s->items = NULL;
     cal_buf_free(&s->arena);
-    size_t first = 0;
-    while (s->nruns - first > FAN_IN) {
-        merge_open(s, first, FAN_IN);
-        FILE *f = new_tmp();
-        uint64_t key, seq;
-        while (merge_pop(s, &key, &seq)) {
-            put_head(f, key, seq, s->cur.n);
-            put(f, s->cur.p, s->cur.n);
-        }
-        if (fflush(f) != 0) cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
-        merge_close(s, FAN_IN);
-        first += FAN_IN;
-        add_run(s, f);
-    }
-    memmove(s->runs, s->runs + first, (s->nruns - first) * sizeof *s->runs);
-    s->nruns -= first;
+    while (s->nruns > FAN_IN) merge_pass(s);
     merge_open(s, 0, s->nruns);
 }
 
@@ -251,9 +311,8 @@ size_t cal_extsort_spills(const cal_extsort *s) { return s->spills; }
 
 void cal_extsort_free(cal_extsort *s) {
     if (!s) return;
-    if (s->in) merge_close(s, s->nruns);
-    else
-        for (size_t i = 0; i < s->nruns; i++) fclose(s->runs[i]);
+    merge_close(s);
+    if (s->file) fclose(s->file);
     free(s->runs);
     free(s->items);
     cal_buf_free(&s->arena);

@@ -1,9 +1,11 @@
 /* extsort.h - sort byte records by a 64-bit key in bounded memory.
  *
  * Records are kept in memory up to a byte limit; beyond it, sorted runs are
- * spilled to unlinked temporary files in $TMPDIR (default /tmp) and merged
- * k-way when read back. Ties on the key keep insertion order, so the output
- * is a pure function of the (key, record) sequence, whatever the limit.
+ * spilled to an unlinked temporary file in $TMPDIR (default /tmp) and merged
+ * k-way when read back, in passes of at most 128 runs, with at most two
+ * temporary files open whatever the number of runs. Ties on the key keep
+ * insertion order, so the output is a pure function of the (key, record)
+ * sequence, whatever the limit.
  *
  *     cal_extsort *s = cal_extsort_new(256 << 20);
  *     cal_extsort_add(s, key, bytes, n);      // ... for every record

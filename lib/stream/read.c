@@ -245,6 +245,29 @@ cal_reader *cal_reader_open(const char *path) {
     return r;
 }
 
+cal_reader *cal_reader_open_soft(const char *path, char *err, size_t errlen) {
+    int std = !path || !strcmp(path, "-");
+    int fd = std ? 0 : open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    cal_reader *r = cal_xcalloc(1, sizeof *r);
+    reader_init(r, std ? "stdin" : path);
+    r->fd = fd;
+    r->own_fd = !std;
+    r->cap = READ_CHUNK;
+    r->buf = cal_xmalloc(r->cap);
+    char e[384];
+    uint64_t off = 0;
+    if (read_header(r, &r->meta, e, sizeof e, &off)) {
+        snprintf(err, errlen, "%s: byte %llu: %s", r->name, (unsigned long long)off, e);
+        cal_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
 cal_reader *cal_reader_mem(const void *p, size_t n, const char *name) {
     cal_reader *r = cal_xcalloc(1, sizeof *r);
     reader_init(r, name);

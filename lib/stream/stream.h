@@ -129,6 +129,10 @@ typedef struct cal_reader cal_reader;
 
 /* path "-" or NULL = stdin (named "stdin" in messages). Dies if unopenable. */
 cal_reader *cal_reader_open(const char *path);
+/* Like cal_reader_open but returns NULL instead of dying, with the message
+ * ("PATH: why" or "NAME: byte OFF: why") in err: for reader threads, which
+ * must leave ending the program to the main thread. */
+cal_reader *cal_reader_open_soft(const char *path, char *err, size_t errlen);
 /* Reader over an already-open fd; name is used in messages. */
 cal_reader *cal_reader_fdopen(int fd, const char *name);
 /* Reader over memory (not copied; must outlive the reader). It never dies:

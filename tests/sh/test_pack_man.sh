@@ -10,5 +10,5 @@ for p in cal-pack cal-shuffle cal-blend; do
   w=$(man --warnings -l "man/$p.1" 2>&1 >/dev/null)
   eq "$p: man page renders without warnings" "$w" ""
   check "$p --version" $p --version
-  expect_fail "$p: unknown option" 2 "unrecognized option|invalid option" $p --bogus
+  expect_fail "$p: unknown option" 2 "^$p: unknown option '--bogus' \\(see --help\\)\$" $p --bogus
 done

@@ -199,8 +199,9 @@ $PY - "$HERE" "$T/empty.cal" <<'PYEOF'
 import sys; sys.path.insert(0, sys.argv[1]); import calstream as cs
 cs.write(sys.argv[2], [("vocab", "9"), ("eos", "1")], [])
 PYEOF
-check "no records: concat gives no rows" cal-pack -l 4 "$T/empty.cal" -o "$T/o.cal"
-eq "no records: 0 rows" "$(dump "$T/o.cal" | wc -l)" 0
+expect_fail "no records: no row is an error" 1 'empty.cal: input has 0 tokens in 0 documents; no row of 4 tokens is possible \(use --allow-short\)' cal-pack -l 4 "$T/empty.cal"
+check "no records, --allow-short: no rows" cal-pack -l 4 --allow-short "$T/empty.cal" -o "$T/o.cal"
+eq "no records, --allow-short: 0 rows" "$(dump "$T/o.cal" | wc -l)" 0
 expect_fail "no records, -n 1" 1 'only 0 rows of 4 tokens, -n 1 asked' cal-pack -l 4 -n 1 --mode doc "$T/empty.cal"
 check "no records: random rows still come" cal-pack -l 4 -n 0 --random-rows 2 "$T/empty.cal" -o "$T/o.cal"
 eq "no records: 2 random rows" "$(dump "$T/o.cal" | wc -l)" 2

@@ -98,6 +98,16 @@ int main(void) {
           "operands in order: in1 - -x --seed");
     CHECK(!strcmp(stage(&a), "prog in1 --seed=3 - -l 5 -- -x --seed"), "stage line drops -v -o --progress: %s", stage(&a));
     CHECK(cal_args_given(&a, O_SEED) && cal_args_given(&a, 'l') && !cal_args_given(&a, 'x'), "given");
+    int pn;
+    char **pv = cal_args_stage_options_first(&a, &pn), joined[256] = "";
+    for (int i = 0; i < pn; i++) snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", i ? " " : "", pv[i]);
+    CHECK(pn == 9 && !pv[pn] && !strcmp(joined, "prog --seed=3 -l 5 -- in1 - -x --seed"),
+          "stage in getopt_long's order (options, --, operands): %s", joined);
+    cal_args_free(&a);
+    g = parse(5, (char *[]){"prog", "a", "-l", "--", "b", NULL}, &a);
+    pv = cal_args_stage_options_first(&a, &pn);
+    CHECK(pn == 5 && !strcmp(pv[1], "-l") && !strcmp(pv[2], "--") && !strcmp(pv[3], "a") && !strcmp(pv[4], "b") && a.noperands == 2,
+          "a value '--' is no separator: prog -l -- a b");
     cal_args_free(&a);
 
     g = parse(4, (char *[]){"prog", "-vxv", "-xl9", "f", NULL}, &a);

@@ -1,0 +1,97 @@
+/* pack.h - cal-pack's recipes: documents (token ids) in, ROWs of exactly
+ * LENGTH ids out, by the row-making rules of the common quantization tools
+ * (man/cal-pack.1 says which mode mirrors which peer).
+ *
+ *     cal_pack_opts o;  cal_pack_opts_init(&o);  o.len = 2048; ...
+ *     if (cal_pack_check(&o, err, sizeof err)) usage error;
+ *     ... resolve o.bos_id/eos_id/pad_id from the header, then
+ *     if (cal_pack_check_ids(&o, err, sizeof err)) usage error;
+ *     cal_packer *p = cal_packer_new(&o, sink, ctx);
+ *     while (cal_packer_wants(p) && a document is read)
+ *         cal_packer_add(p, ids, n, id, label, label_len);
+ *     if (cal_packer_finish(p, err, sizeof err)) too little data;
+ *
+ * Rows go to the sink as they are made. Every random choice comes from the
+ * documented generator (base/rng.h) seeded with o.seed; a row's id is
+ * XXH3-64 (seed LENGTH) of the source document id and the token offset the
+ * row starts at, so the same input and options give the same rows. */
+#ifndef CAL_ROWS_PACK_H
+#define CAL_ROWS_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rows/drops.h"
+#include "rows/sink.h"
+
+enum { CAL_PACK_CONCAT, CAL_PACK_WINDOW, CAL_PACK_DOC, CAL_PACK_ARTICLE };
+/* BOS/EOS policies: none, every row, every document, the second half of
+ * the rows (EXL2 wiki), even rows (EXL3). */
+enum { CAL_POL_NONE, CAL_POL_ROW, CAL_POL_DOC, CAL_POL_HALF, CAL_POL_ALT };
+enum { CAL_SEP_NONE, CAL_SEP_EOS, CAL_SEP_BOS };
+
+/* NULL-terminated, indexed by the enums above: "concat", "none", ... */
+extern const char *const cal_pack_mode_names[];
+extern const char *const cal_pack_policy_names[];
+extern const char *const cal_pack_sep_names[];
+
+typedef struct {
+    uint32_t len;            /* row length in tokens */
+    int mode, sep, bos, eos; /* CAL_PACK_*, CAL_SEP_*, CAL_POL_* */
+    int tail_pad;            /* concat/article: pad the last partial row */
+    int per_doc;             /* window: windows inside documents */
+    int truncate;            /* doc: -1 not given, 0 cut the tail, 1 the head */
+    int pad_side;            /* doc: -1 not given, 0 pad right, 1 left */
+    int have_n;              /* exactly n data rows */
+    uint64_t n;
+    int allow_short;         /* fewer rows (even none) are no error */
+    uint64_t seed;
+    uint64_t min_tokens, max_tokens; /* document filters; max 0 = none */
+    const uint64_t *strata;  /* doc: bucket bounds, increasing */
+    size_t nstrata;
+    int64_t bos_id, eos_id, pad_id; /* -1 = none */
+} cal_pack_opts;
+
+/* The defaults: concat, no policies, no filters, ids unknown (-1). */
+void cal_pack_opts_init(cal_pack_opts *o);
+/* Whether the options fit together (before the ids are known): 0, or -1
+ * with a usage message in err. */
+int cal_pack_check(const cal_pack_opts *o, char *err, size_t errlen);
+/* After bos_id/eos_id/pad_id are resolved: every policy has its id, the
+ * row has room for tokens besides BOS/EOS. 0, or -1 with a usage message. */
+int cal_pack_check_ids(const cal_pack_opts *o, char *err, size_t errlen);
+/* Whether the rows may be padded (so the pad id is used). */
+int cal_pack_pads(const cal_pack_opts *o);
+/* Parses --stratify's "B1,B2,..." (increasing, each in [1, 2^32 - 1]) into
+ * a new array of *n bounds; a bad list is a usage error (exit 2). */
+uint64_t *cal_pack_parse_strata(const char *s, size_t *n);
+
+typedef struct {
+    uint64_t docs, tokens; /* documents and tokens read */
+    uint64_t rows;         /* data rows made */
+    cal_drops drops;       /* filtered documents, cut or unused tokens */
+} cal_pack_stats;
+
+typedef struct cal_packer cal_packer;
+
+cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx);
+/* 1 while the packer takes documents: 0 once -n rows are out in a mode
+ * that makes rows as it reads (the rest of the input need not be read). */
+int cal_packer_wants(const cal_packer *p);
+void cal_packer_add(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id, const char *label,
+                    size_t label_len);
+/* End of input: makes the rows still owed (the last partial row, windows,
+ * stratified draws). 0, or -1 with a one-line message in err when the input
+ * is too short for -n rows (or, without -n, for any row) and allow_short
+ * is off. */
+int cal_packer_finish(cal_packer *p, char *err, size_t errlen);
+const cal_pack_stats *cal_packer_stats(const cal_packer *p);
+void cal_packer_free(cal_packer *p);
+
+/* Synthetic rows after the data rows: `random` rows of ids uniform in
+ * [0, vocab) (label "random", seeded by seed), then `noise` rows of id 0
+ * flagged CAL_ROW_NOISE (label "noise"). */
+void cal_pack_synthetic(uint32_t len, uint64_t seed, uint64_t random, uint64_t vocab, uint64_t noise,
+                        cal_row_sink sink, void *ctx);
+
+#endif

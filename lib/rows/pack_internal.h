@@ -1,0 +1,46 @@
+/* pack_internal.h - the packer's state, shared by pack.c (the streaming
+ * modes), pack_draw.c (the modes that draw from the whole input) and
+ * pack_row.c (what every mode needs to make a row). */
+#ifndef CAL_ROWS_PACK_INTERNAL_H
+#define CAL_ROWS_PACK_INTERNAL_H
+
+#include "base/buf.h"
+#include "base/rng.h"
+#include "rows/docstore.h"
+#include "rows/pack.h"
+#include "stream/stream.h"
+
+/* the drop reasons, in the order cal_packer_new adds (and reports) them */
+enum { CAL_DROP_MIN, CAL_DROP_MAX, CAL_DROP_TRUNC, CAL_DROP_REST, CAL_DROP_TAIL };
+
+struct cal_packer {
+    cal_pack_opts o;
+    cal_row_sink sink;
+    void *ctx;
+    cal_pack_stats st;
+    uint64_t kept;           /* documents past the filters */
+    cal_rng rng;
+    uint32_t *ids;           /* the row being built: LENGTH ids (+2 spare) */
+    uint8_t *mask;
+    uint32_t fill, cap;      /* concat: tokens in the row / its content room */
+    int row_eos;             /* concat: the row ends with the row-level EOS */
+    uint64_t src, off;       /* where the row being built starts */
+    char label[CAL_MAX_LABEL + 1];
+    cal_ids doc;             /* the current document, wrapped */
+    cal_ids art;             /* article: whole documents of the row being built */
+    cal_docstore store;      /* window, stratify: every document */
+};
+
+/* Row-level BOS/EOS under policy pol for data row r. */
+int cal_pack_row_has(const cal_packer *p, int pol, uint64_t r);
+/* XXH3-64 (seed len) of the source document id and the row's token offset. */
+uint64_t cal_pack_row_id(uint32_t len, uint64_t src, uint64_t off);
+void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const char *label, uint64_t id);
+/* doc mode: one row from n ids, truncated or padded. */
+void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, const char *label);
+/* window and stratify: rows drawn from p->store (pack_draw.c). 0, or -1
+ * with the message in err. */
+int cal_pack_window(cal_packer *p, char *err, size_t errlen);
+int cal_pack_stratify(cal_packer *p, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,47 @@
+/* pack_row.c - what every packing mode shares: the BOS/EOS policies of a
+ * row, row ids, handing rows to the sink, and the one-row-per-document
+ * layout (doc mode and stratified samples). */
+#include <string.h>
+
+#include "base/hash.h"
+#include "base/num.h"
+#include "rows/pack_internal.h"
+
+int cal_pack_row_has(const cal_packer *p, int pol, uint64_t r) {
+    if (pol == CAL_POL_ROW || (pol == CAL_POL_DOC && p->o.mode == CAL_PACK_DOC)) return 1;
+    if (pol == CAL_POL_HALF) return r >= p->o.n / 2;
+    if (pol == CAL_POL_ALT) return r % 2 == 0;
+    return 0;
+}
+
+uint64_t cal_pack_row_id(uint32_t len, uint64_t src, uint64_t off) {
+    uint8_t b[16];
+    cal_st64(b, src);
+    cal_st64(b + 8, off);
+    return cal_hash_seed(b, 16, len);
+}
+
+void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const char *label, uint64_t id) {
+    cal_row_out r = {ids, mask, p->o.len, 0, label, id};
+    p->sink(p->ctx, &r);
+    p->st.rows++;
+}
+
+void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, const char *label) {
+    int b = cal_pack_row_has(p, p->o.bos, p->st.rows), e = cal_pack_row_has(p, p->o.eos, p->st.rows);
+    size_t len = p->o.len, room = len - (size_t)b - (size_t)e, skip = 0;
+    if (n > room) {
+        if (p->o.truncate == 1) skip = n - room;
+        cal_drops_count(&p->st.drops, CAL_DROP_TRUNC, 0, n - room);
+        n = room;
+    }
+    size_t real = (size_t)b + n + (size_t)e, pad = len - real, at = p->o.pad_side == 1 ? pad : 0;
+    for (size_t i = 0; i < len; i++) {
+        p->ids[i] = (uint32_t)p->o.pad_id;
+        p->mask[i] = i >= at && i < at + real;
+    }
+    if (b) p->ids[at] = (uint32_t)p->o.bos_id;
+    if (n) memcpy(p->ids + at + b, t + skip, n * 4);
+    if (e) p->ids[at + b + n] = (uint32_t)p->o.eos_id;
+    cal_pack_emit(p, p->ids, pad ? p->mask : NULL, label, cal_pack_row_id(p->o.len, src, skip));
+}

@@ -1,0 +1,28 @@
+/* shuffle.h - cal-shuffle's record orders.
+ *
+ * The full shuffle sorts records by a keyed hash (cal_shuffle_key) with the
+ * external sort (extsort.h), so the permutation is uniform, fixed by the
+ * seed and the record count, and independent of the memory limit. The local
+ * shuffle streams records through a window of W of them. */
+#ifndef CAL_ROWS_SHUFFLE_H
+#define CAL_ROWS_SHUFFLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* XXH3-64 of v as 8 little-endian bytes, with seed as XXH3's seed: the key
+ * of record number v (or of record id v with --by-id). */
+uint64_t cal_shuffle_key(uint64_t v, uint64_t seed);
+
+typedef void (*cal_bytes_sink)(void *ctx, const void *p, size_t n);
+typedef struct cal_window_shuffle cal_window_shuffle;
+
+/* Each record added beyond the first W replaces a uniformly drawn buffered
+ * record, which goes to the sink; cal_window_shuffle_end drains the buffer
+ * in a uniformly random order. A record moves at most W-1 places earlier. */
+cal_window_shuffle *cal_window_shuffle_new(uint64_t w, uint64_t seed, cal_bytes_sink sink, void *ctx);
+void cal_window_shuffle_add(cal_window_shuffle *s, const void *p, size_t n);
+void cal_window_shuffle_end(cal_window_shuffle *s);
+void cal_window_shuffle_free(cal_window_shuffle *s);
+
+#endif

@@ -1,0 +1,55 @@
+/* source.h - input streams read by threads of their own into bounded
+ * queues, so that several sources that are pipes (one producer may feed
+ * two) are drained as they produce.
+ *
+ * No reader thread ever ends the program: a thread that meets an error (a
+ * file that cannot be opened, a bad header or record) stops and hands the
+ * one-line message, naming the file and byte offset, to the caller's
+ * thread; the first error of any source is what every later call returns,
+ * so the caller prints it once.
+ *
+ *     cal_sources *s = cal_sources_new(n, 64 << 20);
+ *     cal_sources_start(s, i, path, want, cycle, payload_only);  // each i
+ *     const cal_meta *m = cal_sources_meta(s, i, err, sizeof err);  // header
+ *     cal_source_rec *r;
+ *     while (cal_sources_next(s, i, &r, err, sizeof err) == 1) { use(r); free(r); }
+ *     cal_sources_free(s);  // joins the threads */
+#ifndef CAL_ROWS_SOURCE_H
+#define CAL_ROWS_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stream/stream.h"
+
+typedef struct cal_source_rec {
+    struct cal_source_rec *next;
+    int kind;
+    uint64_t id;
+    size_t len;       /* bytes of data */
+    uint8_t data[];   /* the whole record, or its payload (payload_only) */
+} cal_source_rec;
+
+typedef struct cal_sources cal_sources;
+
+/* n sources, each queueing up to about queue_bytes before its reader waits. */
+cal_sources *cal_sources_new(size_t n, size_t queue_bytes);
+/* Starts source i's thread: it reads path ("-" = standard input) until it
+ * has `want` records (UINT64_MAX: all), keeping whole records or only their
+ * payloads; with cycle, a source that ends early is repeated from its first
+ * record up to `want`. Dies (this thread) if no thread can be started. */
+void cal_sources_start(cal_sources *s, size_t i, const char *path, uint64_t want, int cycle, int payload_only);
+/* Waits for source i's header: its metadata, or NULL with the first error
+ * of any source in err. */
+const cal_meta *cal_sources_meta(cal_sources *s, size_t i, char *err, size_t errlen);
+/* Source i's next record (to free): 1; 0 when it has no more; -1 with the
+ * first error of any source in err. */
+int cal_sources_next(cal_sources *s, size_t i, cal_source_rec **rec, char *err, size_t errlen);
+/* Records read from source i so far (before any cycling). */
+uint64_t cal_sources_got(cal_sources *s, size_t i);
+/* Waits for every thread to end: 0, or -1 with the first error. */
+int cal_sources_join(cal_sources *s, char *err, size_t errlen);
+/* Joins (when not yet) and frees everything. */
+void cal_sources_free(cal_sources *s);
+
+#endif

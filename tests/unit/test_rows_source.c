@@ -1,0 +1,114 @@
+/* test_rows_source.c - lib/rows/source.c: sources read by threads of their
+ * own; records in order, --cycle, payloads for relabelling, and every error
+ * of a reader thread (a missing file, a bad record) handed to the caller as
+ * one message naming the file and byte offset, the first one only, while
+ * the process goes on (no thread ends it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rows/source.h"
+#include "test.h"
+
+static char dir[] = "/tmp/calsrcXXXXXX", path[4][300];
+
+static void write_stream(const char *p, int n) {
+    cal_writer *w = cal_writer_open(p);
+    cal_meta_set(cal_writer_meta(w), "vocab", "100");
+    for (int i = 0; i < n; i++) {
+        uint32_t ids[3] = {(uint32_t)i, (uint32_t)i + 1, 7};
+        cal_write_tokens(w, "doc", (uint64_t)i, ids, 3);
+    }
+    cal_writer_close(w);
+}
+
+/* A copy of src with one payload byte of record k flipped; its offset. */
+static uint64_t corrupt(const char *src, const char *dst, int k) {
+    cal_reader *r = cal_reader_open(src);
+    cal_rec rec;
+    uint64_t off = 0, at = 0;
+    for (int i = 0; i <= k && cal_read(r, &rec); i++) off = rec.offset, at = (uint64_t)(rec.payload - rec.raw);
+    cal_reader_close(r);
+    FILE *f = fopen(src, "rb");
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    buf[off + at] ^= 1;
+    f = fopen(dst, "wb");
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    return off;
+}
+
+static int drain(cal_sources *s, size_t i, uint64_t *ids, size_t max, char *err) {
+    cal_source_rec *r;
+    int n = 0, rc;
+    while ((rc = cal_sources_next(s, i, &r, err, 512)) == 1) {
+        if ((size_t)n < max) ids[n] = r->id;
+        n++;
+        free(r);
+    }
+    return rc < 0 ? -1 : n;
+}
+
+int main(void) {
+    cal_set_progname("test");
+    if (!mkdtemp(dir)) return 1;
+    for (int i = 0; i < 4; i++) snprintf(path[i], sizeof path[i], "%s/s%d.cal", dir, i);
+    write_stream(path[0], 5);
+    write_stream(path[1], 2);
+    uint64_t off = corrupt(path[0], path[2], 3);
+    corrupt(path[0], path[3], 1);
+    char err[512];
+    uint64_t ids[16];
+    int rc;
+
+    cal_sources *s = cal_sources_new(2, 1 << 20);
+    cal_sources_start(s, 0, path[0], 3, 0, 0);
+    cal_sources_start(s, 1, path[1], 5, 1, 1);
+    const cal_meta *m = cal_sources_meta(s, 0, err, sizeof err);
+    CHECK(m && !strcmp(cal_meta_get(m, "vocab"), "100"), "the header, once read");
+    CHECK(drain(s, 0, ids, 16, err) == 3 && ids[0] == 0 && ids[2] == 2, "want 3: the first 3 records, in order");
+    cal_source_rec *r;
+    CHECK(cal_sources_next(s, 1, &r, err, sizeof err) == 1 && r->len == 12 && r->data[0] == 0 && r->data[8] == 7,
+          "payload only: the 12 bytes of 3 ids");
+    free(r);
+    CHECK(drain(s, 1, ids, 16, err) == 4 && ids[0] == 1 && ids[1] == 0 && ids[3] == 0 && cal_sources_got(s, 1) == 2,
+          "--cycle: 2 records repeated up to 5");
+    CHECK(cal_sources_join(s, err, sizeof err) == 0, "all threads ended cleanly");
+    cal_sources_free(s);
+
+    char missing[320];
+    snprintf(missing, sizeof missing, "%s/nope.cal", dir);
+    s = cal_sources_new(2, 1 << 20);
+    cal_sources_start(s, 0, path[0], 5, 0, 0);
+    cal_sources_start(s, 1, missing, 5, 0, 0);
+    char want[400];
+    snprintf(want, sizeof want, "%s: No such file or directory", missing);
+    CHECK(cal_sources_meta(s, 1, err, sizeof err) == NULL && !strcmp(err, want), "a missing file: %s", err);
+    CHECK(cal_sources_meta(s, 0, err, sizeof err) == NULL && !strcmp(err, want),
+          "every later call returns that first error");
+    cal_sources_free(s);
+
+    s = cal_sources_new(1, 1 << 20);
+    cal_sources_start(s, 0, path[2], 5, 0, 0);
+    snprintf(want, sizeof want, "%s: byte %llu: TOKENS record checksum mismatch", path[2], (unsigned long long)off);
+    /* the thread may meet the bad record before or after the header is asked for */
+    rc = cal_sources_meta(s, 0, err, sizeof err) ? drain(s, 0, ids, 16, err) : -1;
+    CHECK(rc == -1 && !strcmp(err, want), "a bad record: file and byte offset: %s", err);
+    CHECK(cal_sources_join(s, err, sizeof err) == -1 && !strcmp(err, want), "join reports it too");
+    cal_sources_free(s);
+
+    /* two bad sources at once: one message, the process still running */
+    s = cal_sources_new(2, 1 << 20);
+    cal_sources_start(s, 0, path[2], 5, 0, 0);
+    cal_sources_start(s, 1, path[3], 5, 0, 0);
+    rc = cal_sources_join(s, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, ": byte ") && strstr(err, "checksum mismatch") && !strchr(err, '\n'),
+          "two failing threads: one error, one line: %s", err);
+    cal_sources_free(s);
+
+    for (int i = 0; i < 4; i++) unlink(path[i]);
+    rmdir(dir);
+    TEST_END();
+}

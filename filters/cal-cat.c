@@ -1,4 +1,7 @@
-/* cal-cat - show, check, pass through and convert cal-streams (see cal-cat(1)). */
+/* cal-cat - show, check, pass through and convert cal-streams (see cal-cat(1)).
+ *
+ * An option table, the printers of the record lines and of --json (which
+ * only cal-cat prints), and one loop over the streams for every mode. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,39 +10,41 @@
 #include "base/dtype.h"
 #include "base/err.h"
 #include "base/num.h"
+#include "base/opt.h"
 #include "base/outfile.h"
 #include "base/progress.h"
+#include "base/utf8.h"
+#include "io/jsonscan.h"
 #include "io/rowfile.h"
 #include "stream/stream.h"
 #include "tok/find.h"
 #include "tok/tokenizer.h"
 
-static const char usage[] =
-    "Usage: cal-cat [OPTION]... [FILE]...\n"
-    "       cal-cat --import FILE [-o OUT.cal]\n"
+enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT };
+enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS };
+static const cal_opt opts[] = {
+    {0, "json", NULL, CAL_STAGE, "print the header and each record as one JSON object\nper line", O_JSON},
+    {0, "text", NULL, CAL_STAGE, "print the text of TEXT records, each ending in a\nnewline", O_TEXT},
+    {0, "check", NULL, CAL_STAGE, "verify every header and checksum; print counts per\nkind", O_CHECK},
+    {0, "pass", NULL, CAL_STAGE, "verify and copy the stream unchanged to standard\noutput", O_PASS},
+    {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy, .jsonl; or copy the stream to\n"
+     "OUT.cal", 0},
+    {0, "import", "FILE", CAL_STAGE, "read a .safetensors, .npy or .jsonl file of rows and\n"
+     "write it as a cal-stream of ROW records (stdout or\n-o OUT.cal)", O_IMPORT},
+    {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "decode TOKENS and ROW records with TOKENIZER (a\n"
+     "tokenizer.json, a .model or a NAME as in cal-encode):\nin the previews, in --json (\"text\") and in --text", 0},
+    {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
+    {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
+    {0},
+};
+static const cal_prog prog = {
+    "cal-cat [OPTION]... [FILE]...\ncal-cat --import FILE [-o OUT.cal]",
     "Show, check, pass through or convert cal-streams. With no FILE, or when\n"
     "FILE is -, read standard input; several FILEs are one concatenated stream.\n"
-    "\n"
-    "  (default)        print the header metadata and one line per record\n"
-    "      --json       print the header and each record as one JSON object per line\n"
-    "      --text       print the text of TEXT records, each ending in a newline\n"
-    "      --check      verify every header and checksum; print counts per kind\n"
-    "      --pass       verify and copy the stream unchanged to standard output\n"
-    "  -o, --output OUT write ROW records to OUT by its extension: .safetensors,\n"
-    "                   .npy, .jsonl; or copy the stream to OUT.cal\n"
-    "      --import FILE  read a .safetensors, .npy or .jsonl file of rows and\n"
-    "                   write it as a cal-stream of ROW records (stdout or -o OUT.cal)\n"
-    "  -t, --tokenizer TOKENIZER  decode TOKENS and ROW records with TOKENIZER (a\n"
-    "                   tokenizer.json, a .model or a NAME as in cal-encode): in\n"
-    "                   the previews, in --json (\"text\") and in --text\n"
-    "  -v, --verbose    print a one-line summary on standard error\n"
-    "      --progress   show progress on standard error\n"
-    "      --help       show this help and exit\n"
-    "      --version    show the version and exit\n"
-    "\n"
-    "Errors name the file and byte offset; exit status 1 for bad data, 2 for usage.\n";
-
-enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT };
+    "By default, print the header metadata and one line per record.",
+    opts,
+    "Errors name the file and byte offset; exit status 1 for bad data, 2 for usage.\n",
+};
 
 typedef struct {
     int mode, verbose, progress;
@@ -49,44 +54,20 @@ typedef struct {
     cal_tok *tok; /* -t: decodes TOKENS and ROW records */
 } options;
 
-static void parse_args(options *o, int argc, char **argv, char ***files, int *nfiles) {
+static void parse_args(options *o, cal_args *a, int argc, char **argv) {
     int nmode = 0;
-    *files = cal_xcalloc((size_t)argc + 1, sizeof **files);
-    *nfiles = 0;
-    int only_files = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || !strcmp(a, "-")) {
-            (*files)[(*nfiles)++] = argv[i];
-            continue;
+    cal_args_init(a, &prog, argc, argv);
+    for (int c; (c = cal_args_next(a)) != -1;) switch (c) {
+        case O_JSON: o->mode = M_JSON, nmode++; break;
+        case O_TEXT: o->mode = M_TEXT, nmode++; break;
+        case O_CHECK: o->mode = M_CHECK, nmode++; break;
+        case O_PASS: o->mode = M_PASS, nmode++; break;
+        case 'o': o->out = a->val, o->mode = M_OUTPUT, nmode++; break;
+        case O_IMPORT: o->import = a->val; break;
+        case 't': o->tokenizer = a->val; break;
+        case 'v': o->verbose = 1; break;
+        case O_PROGRESS: o->progress = 1; break;
         }
-#define NEED_ARG() do { if (i + 1 >= argc) cal_usage_error("option %s needs an argument", a); } while (0)
-        if (!strcmp(a, "--")) only_files = 1;
-        else if (!strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            exit(0);
-        } else if (!strcmp(a, "--version")) cal_print_version();
-        else if (!strcmp(a, "--json")) o->mode = M_JSON, nmode++;
-        else if (!strcmp(a, "--text")) o->mode = M_TEXT, nmode++;
-        else if (!strcmp(a, "--check")) o->mode = M_CHECK, nmode++;
-        else if (!strcmp(a, "--pass")) o->mode = M_PASS, nmode++;
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            NEED_ARG();
-            o->out = argv[++i];
-            o->mode = M_OUTPUT, nmode++;
-        } else if (!strncmp(a, "--output=", 9)) o->out = a + 9, o->mode = M_OUTPUT, nmode++;
-        else if (!strcmp(a, "--import")) {
-            NEED_ARG();
-            o->import = argv[++i];
-        } else if (!strncmp(a, "--import=", 9)) o->import = a + 9;
-        else if (!strcmp(a, "-t") || !strcmp(a, "--tokenizer")) {
-            NEED_ARG();
-            o->tokenizer = argv[++i];
-        } else if (!strncmp(a, "--tokenizer=", 12)) o->tokenizer = a + 12;
-        else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o->verbose = 1;
-        else if (!strcmp(a, "--progress")) o->progress = 1;
-        else cal_usage_error("unknown option %s", a);
-    }
     if (nmode > 1) cal_usage_error("--json, --text, --check, --pass and -o exclude each other");
     if (o->out) {
         o->out_type = cal_rf_type_of(o->out);
@@ -98,46 +79,13 @@ static void parse_args(options *o, int argc, char **argv, char ***files, int *nf
         cal_usage_error("-t decodes for printing: use it alone, with --json or with --text");
     if (o->import) {
         if (o->tokenizer) cal_usage_error("--import and -t exclude each other");
-        if (*nfiles) cal_usage_error("--import reads one file; no other input files");
+        if (a->noperands) cal_usage_error("--import reads one file; no other input files");
         if (o->mode != M_SUMMARY && !(o->mode == M_OUTPUT && o->out_type == CAL_RF_NONE))
             cal_usage_error("--import writes a cal-stream (stdout or -o OUT.cal); pipe it into cal-cat to convert");
     }
 }
 
-/* ---- text output helpers ------------------------------------------------ */
-
-/* Length of a valid UTF-8 sequence at p (n bytes left), or 0. */
-static size_t utf8_len(const uint8_t *p, size_t n) {
-    size_t k = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (!k || k > n) return 0;
-    for (size_t i = 1; i < k; i++)
-        if ((p[i] & 0xc0) != 0x80) return 0;
-    uint32_t c = k == 1 ? p[0] : k == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3f)
-               : k == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3f)
-                        : (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3f);
-    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < min[k] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
-    return k;
-}
-
-/* A JSON string; invalid UTF-8 bytes become U+FFFD. */
-static void json_str(cal_buf *b, const void *s, size_t n) {
-    const uint8_t *p = s;
-    cal_buf_addc(b, '"');
-    for (size_t i = 0; i < n;) {
-        uint8_t c = p[i];
-        if (c == '"' || c == '\\') cal_buf_addc(b, '\\'), cal_buf_addc(b, (char)c), i++;
-        else if (c == '\n') cal_buf_add(b, "\\n", 2), i++;
-        else if (c == '\t') cal_buf_add(b, "\\t", 2), i++;
-        else if (c < 0x20 || c == 0x7f) cal_buf_addf(b, "\\u%04x", c), i++;
-        else {
-            size_t k = utf8_len(p + i, n - i);
-            if (k) cal_buf_add(b, p + i, k), i += k;
-            else cal_buf_add(b, "\\ufffd", 6), i++;
-        }
-    }
-    cal_buf_addc(b, '"');
-}
+/* ---- printers ---------------------------------------------------------- */
 
 #define PREVIEW_IDS 8
 #define PREVIEW_CHARS 60
@@ -145,6 +93,19 @@ static void json_str(cal_buf *b, const void *s, size_t n) {
 static void ids_preview(cal_buf *b, const uint8_t *ids, size_t n) {
     for (size_t i = 0; i < n && i < PREVIEW_IDS; i++) cal_buf_addf(b, " %u", cal_ld32(ids + 4 * i));
     if (n > PREVIEW_IDS) cal_buf_add(b, " ...", 4);
+}
+
+/* The first PREVIEW_CHARS characters of s (invalid UTF-8 repaired first) as a
+ * JSON string, then " ..." when that is not all of it. */
+static void text_preview(cal_buf *b, const char *s, size_t n) {
+    cal_buf fixed = {0};
+    if (cal_utf8_valid_prefix(s, n) != n) cal_utf8_repair(s, n, &fixed), s = fixed.p, n = fixed.n;
+    size_t i = 0;
+    int32_t cp;
+    for (size_t chars = 0; i < n && chars < PREVIEW_CHARS; chars++) i += cal_utf8_next(s, n, i, &cp);
+    cal_json_put_str(b, s, i);
+    if (i < n) cal_buf_add(b, " ...", 4);
+    cal_buf_free(&fixed);
 }
 
 /* The text of the ids of a TOKENS record, or of a ROW record's unmasked ids
@@ -163,31 +124,13 @@ static void decoded(cal_buf *b, const cal_tok *tok, const cal_rec *r) {
     cal_ids_free(&ids);
 }
 
-/* ' text="..."': the first PREVIEW_CHARS characters of the decoded ids. */
-static void text_preview(cal_buf *b, const cal_tok *tok, const cal_rec *r) {
+/* ' text="..."': the preview of the decoded ids. */
+static void decoded_preview(cal_buf *b, const cal_tok *tok, const cal_rec *r) {
     cal_buf t = {0};
     decoded(&t, tok, r);
-    size_t i = 0, chars = 0;
-    while (i < t.n && chars < PREVIEW_CHARS) {
-        size_t k = utf8_len((const uint8_t *)t.p + i, t.n - i);
-        i += k ? k : 1;
-        chars++;
-    }
     cal_buf_add(b, " text=", 6);
-    json_str(b, t.p, i);
-    if (i < t.n) cal_buf_add(b, " ...", 4);
+    text_preview(b, t.p, t.n);
     cal_buf_free(&t);
-}
-
-static double vec_value(const cal_vec_view *v, size_t i) {
-    if (v->dtype == CAL_F32) {
-        uint32_t u = cal_ld32(v->data + 4 * i);
-        float f;
-        memcpy(&f, &u, 4);
-        return f;
-    }
-    uint16_t h = (uint16_t)(v->data[2 * i] | v->data[2 * i + 1] << 8);
-    return v->dtype == CAL_F16 ? cal_f16_to_f32(h) : cal_bf16_to_f32(h);
 }
 
 static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
@@ -196,20 +139,13 @@ static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     switch (r->kind) {
     case CAL_TEXT: {
         cal_buf_addf(b, " len=%zu ", r->payload_len);
-        size_t i = 0, chars = 0;
-        while (i < r->payload_len && chars < PREVIEW_CHARS) {
-            size_t k = utf8_len(r->payload + i, r->payload_len - i);
-            i += k ? k : 1;
-            chars++;
-        }
-        json_str(b, r->payload, i);
-        if (i < r->payload_len) cal_buf_add(b, " ...", 4);
+        text_preview(b, (const char *)r->payload, r->payload_len);
         break;
     }
     case CAL_TOKENS:
         cal_buf_addf(b, " len=%zu", r->payload_len / 4);
         ids_preview(b, r->payload, r->payload_len / 4);
-        if (tok) text_preview(b, tok, r);
+        if (tok) decoded_preview(b, tok, r);
         break;
     case CAL_ROW: {
         cal_row_view v = cal_row(r);
@@ -221,14 +157,14 @@ static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
             cal_buf_addf(b, " mask(%u padded)", pad);
         }
         if (!(v.flags & CAL_ROW_NOISE)) ids_preview(b, v.ids, v.len);
-        if (tok && !(v.flags & CAL_ROW_NOISE)) text_preview(b, tok, r);
+        if (tok && !(v.flags & CAL_ROW_NOISE)) decoded_preview(b, tok, r);
         break;
     }
     case CAL_VECTORS: {
         cal_vec_view v = cal_vectors(r);
         cal_buf_addf(b, " %ux%u %s", v.n, v.d, cal_dtype_name(v.dtype));
         size_t n = (size_t)v.n * v.d;
-        for (size_t i = 0; i < n && i < 4; i++) cal_buf_addf(b, " %g", vec_value(&v, i));
+        for (size_t i = 0; i < n && i < 4; i++) cal_buf_addf(b, " %g", cal_dtype_get(v.dtype, v.data, i));
         if (n > 4) cal_buf_add(b, " ...", 4);
         break;
     }
@@ -245,12 +181,12 @@ static void json_ids(cal_buf *b, const char *key, const uint8_t *ids, size_t n) 
 static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addf(b, "{\"offset\":%llu,\"kind\":\"%s\",\"label\":", (unsigned long long)r->offset,
                  cal_kind_name(r->kind));
-    json_str(b, r->label, r->label_len);
+    cal_json_put_str(b, r->label, r->label_len);
     cal_buf_addf(b, ",\"id\":\"%016llx\"", (unsigned long long)r->id);
     switch (r->kind) {
     case CAL_TEXT:
         cal_buf_addf(b, ",\"len\":%zu,\"text\":", r->payload_len);
-        json_str(b, r->payload, r->payload_len);
+        cal_json_put_str(b, (const char *)r->payload, r->payload_len);
         break;
     case CAL_TOKENS:
         cal_buf_addf(b, ",\"len\":%zu", r->payload_len / 4);
@@ -271,7 +207,7 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
         cal_vec_view v = cal_vectors(r);
         cal_buf_addf(b, ",\"n\":%u,\"d\":%u,\"dtype\":\"%s\",\"values\":[", v.n, v.d, cal_dtype_name(v.dtype));
         size_t n = (size_t)v.n * v.d;
-        for (size_t i = 0; i < n; i++) cal_buf_addf(b, i ? ",%.9g" : "%.9g", vec_value(&v, i));
+        for (size_t i = 0; i < n; i++) cal_buf_addf(b, i ? ",%.9g" : "%.9g", cal_dtype_get(v.dtype, v.data, i));
         cal_buf_addc(b, ']');
         break;
     }
@@ -280,7 +216,7 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
         cal_buf t = {0};
         decoded(&t, tok, r);
         cal_buf_add(b, ",\"text\":", 8);
-        json_str(b, t.p ? t.p : "", t.n);
+        cal_json_put_str(b, t.p, t.n);
         cal_buf_free(&t);
     }
     cal_buf_add(b, "}\n", 2);
@@ -289,13 +225,13 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
 static void header_out(cal_buf *b, int mode, const char *file, unsigned n, const cal_meta *m) {
     if (mode == M_JSON) {
         cal_buf_add(b, "{\"file\":", 8);
-        json_str(b, file, strlen(file));
+        cal_json_put_str(b, file, strlen(file));
         cal_buf_addf(b, ",\"header\":%u,\"meta\":[", n);
         for (size_t i = 0; i < m->n; i++) {
             cal_buf_add(b, i ? ",[" : "[", i ? 2 : 1);
-            json_str(b, m->key[i], strlen(m->key[i]));
+            cal_json_put_str(b, m->key[i], strlen(m->key[i]));
             cal_buf_addc(b, ',');
-            json_str(b, m->val[i], strlen(m->val[i]));
+            cal_json_put_str(b, m->val[i], strlen(m->val[i]));
             cal_buf_addc(b, ']');
         }
         cal_buf_add(b, "]}\n", 3);
@@ -332,12 +268,13 @@ static void check_line(cal_file *out, const char *name, const counts *c, uint64_
                     (unsigned long long)c->kinds[CAL_VECTORS], (unsigned long long)bytes);
 }
 
-static int run_import(const options *o, int argc, char **argv) {
+static void run_import(const options *o, const cal_args *a) {
+    int argc;
+    char **argv = cal_args_stage(a, &argc);
     cal_writer *w = cal_writer_open(o->out ? o->out : "-");
     size_t n = cal_rowfile_import(o->import, w, argc, argv);
     cal_writer_close(w);
     if (o->verbose) cal_warn("imported %zu rows from %s", n, o->import);
-    return 0;
 }
 
 /* Decoding with another tokenizer than the stream's gives wrong text: warn once. */
@@ -356,18 +293,22 @@ static void check_fingerprint(const cal_tok *tok, const cal_meta *m, const char 
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     options o = {0};
-    char **files;
-    int nfiles;
-    parse_args(&o, argc, argv, &files, &nfiles);
-    if (o.import) return run_import(&o, argc, argv);
+    cal_args a;
+    parse_args(&o, &a, argc, argv);
+    if (o.import) {
+        run_import(&o, &a);
+        cal_args_free(&a);
+        return 0;
+    }
     char *tok_path = NULL;
     if (o.tokenizer) {
         char terr[1024];
-        tok_path = cal_tok_find(o.tokenizer, argv[0]);
+        tok_path = cal_tok_find(o.tokenizer);
         if (!(o.tok = cal_tok_load(tok_path, terr, sizeof terr))) cal_die("%s: %s", tok_path, terr);
     }
-    static char *stdin_only[] = {"-"};
-    if (!nfiles) files = (free(files), stdin_only), nfiles = 1;
+    static char *stdin_only[] = {"-", NULL};
+    char **files = a.noperands ? a.operands : stdin_only;
+    int nfiles = a.noperands ? a.noperands : 1;
 
     double t0 = cal_now();
     cal_progress pg;
@@ -460,6 +401,6 @@ int main(int argc, char **argv) {
     cal_buf_free(&b);
     cal_tok_free(o.tok);
     free(tok_path);
-    if (files != stdin_only) free(files);
+    cal_args_free(&a);
     return 0;
 }

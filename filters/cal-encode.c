@@ -1,210 +1,102 @@
 /* cal-encode - TEXT records to TOKENS records with a tokenizer.json or a
  * SentencePiece .model (see cal-encode(1)).
  *
- * Threads: the main thread reads records into batches and writes finished
- * batches in input order; -j N workers encode whole batches. Every record is
- * encoded by the same function whatever N is, and records are written in
- * input order, so the output bytes do not depend on N. A document is never
- * split across threads. */
-#include <pthread.h>
+ * The main thread reads records into batches and writes finished batches in
+ * input order; an ordered pool (base/pool.h) of -j N workers encodes whole
+ * batches. Every record is encoded by the same function whatever N is and a
+ * document is never split, so the output bytes do not depend on N. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/num.h"
+#include "base/opt.h"
+#include "base/pool.h"
 #include "base/progress.h"
 #include "stream/stream.h"
 #include "tok/find.h"
 #include "tok/tokenizer.h"
 
-static const char usage[] =
-    "Usage: cal-encode -t TOKENIZER [OPTION]... [FILE]...\n"
+enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS };
+static const cal_opt opts[] = {
+    {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "a Hugging Face tokenizer.json or a SentencePiece\n"
+     ".model file (detected by content), or the NAME of\none fetched by `make tokenizers` (e.g. llama3)", 0},
+    {'o', "output", "OUT", 0, "write the stream to OUT (atomically) instead of\nstandard output", 0},
+    {0, "add-special", NULL, CAL_STAGE, "add the tokenizer's own BOS/EOS (its post-processor\n"
+     "template; BOS only for a .model)", O_ADD_SPECIAL},
+    {0, "parse-special", NULL, CAL_STAGE, "special-token text in documents (\"<|im_start|>\")\n"
+     "becomes the special id; by default it is ordinary text", O_PARSE_SPECIAL},
+    {'j', "threads", "N", 0, "encode with N threads (default: the number of online\n"
+     "cores); the output is the same for every N", 0},
+    {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
+    {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
+    {0},
+};
+static const cal_prog prog = {
+    "cal-encode -t TOKENIZER [OPTION]... [FILE]...",
     "Encode the TEXT records of a cal-stream into TOKENS records (label and\n"
     "document id kept). With no FILE, or when FILE is -, read standard input;\n"
-    "several FILEs are one concatenated stream.\n"
-    "\n"
-    "  -t, --tokenizer TOKENIZER  a Hugging Face tokenizer.json or a SentencePiece\n"
-    "                   .model file (detected by content), or the NAME of one\n"
-    "                   fetched by `make tokenizers` (e.g. llama3, llama2-spm)\n"
-    "  -o, --output OUT write the stream to OUT (atomically) instead of stdout\n"
-    "      --add-special  add the tokenizer's own BOS/EOS (its post-processor\n"
-    "                   template; BOS only for a .model)\n"
-    "      --parse-special  special-token text in documents (\"<|im_start|>\")\n"
-    "                   becomes the special id; by default it is ordinary text\n"
-    "  -j, --threads N  encode with N threads (default: the number of online\n"
-    "                   cores); the output is the same for every N\n"
-    "  -v, --verbose    print a one-line summary on standard error\n"
-    "      --progress   show progress on standard error\n"
-    "      --help       show this help and exit\n"
-    "      --version    show the version and exit\n"
-    "\n"
+    "several FILEs are one concatenated stream.",
+    opts,
     "Invalid UTF-8 in a document is encoded as U+FFFD, one per maximal invalid\n"
     "subpart, as the reference tokenizers see it. Errors name the file and byte\n"
-    "offset; exit status 1 for bad data, 2 for usage.\n";
-
-typedef struct {
-    const char *tokenizer, *out;
-    unsigned flags;
-    unsigned threads;
-    int verbose, progress;
-    char **files;
-    int nfiles;
-    char **stage_argv; /* argv without the options that cannot change the output */
-    int stage_argc;
-} options;
-
-/* Matches option SHORT or LONG at argv[*i] ("-j 2", "-j2", "--threads 2",
- * "--threads=2"); with an argument, consumes it and sets *val. */
-static int opt(int argc, char **argv, int *i, const char *shrt, const char *lng, const char **val) {
-    const char *a = argv[*i];
-    size_t ll = strlen(lng);
-    if (!val) return !strcmp(a, shrt ? shrt : lng) || !strcmp(a, lng);
-    if ((shrt && !strcmp(a, shrt)) || !strcmp(a, lng)) {
-        if (*i + 1 >= argc) cal_usage_error("option %s needs an argument", a);
-        *val = argv[++*i];
-        return 1;
-    }
-    if (!strncmp(a, lng, ll) && a[ll] == '=') return *val = a + ll + 1, 1;
-    if (shrt && !strncmp(a, shrt, 2) && a[2]) return *val = a + 2, 1;
-    return 0;
-}
-
-static void parse_args(options *o, int argc, char **argv) {
-    o->files = cal_xcalloc((size_t)argc + 1, sizeof *o->files);
-    o->stage_argv = cal_xcalloc((size_t)argc + 1, sizeof *o->stage_argv);
-    o->stage_argv[o->stage_argc++] = argv[0];
-    int only_files = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val;
-        int first = i, drop = 0; /* dropped: options that cannot change the output */
-        if (only_files || a[0] != '-' || !strcmp(a, "-")) o->files[o->nfiles++] = argv[i];
-        else if (!strcmp(a, "--")) only_files = 1;
-        else if (!strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            exit(0);
-        } else if (!strcmp(a, "--version")) cal_print_version();
-        else if (opt(argc, argv, &i, "-t", "--tokenizer", &val)) o->tokenizer = val;
-        else if (opt(argc, argv, &i, "-o", "--output", &val)) o->out = val;
-        else if (opt(argc, argv, &i, NULL, "--add-special", NULL)) o->flags |= CAL_TOK_ADD_SPECIAL;
-        else if (opt(argc, argv, &i, NULL, "--parse-special", NULL)) o->flags |= CAL_TOK_PARSE_SPECIAL;
-        else if (opt(argc, argv, &i, "-j", "--threads", &val))
-            o->threads = (unsigned)cal_parse_u64("-j", val, 1, 256), drop = 1;
-        else if (opt(argc, argv, &i, "-v", "--verbose", NULL)) o->verbose = 1, drop = 1;
-        else if (opt(argc, argv, &i, NULL, "--progress", NULL)) o->progress = 1, drop = 1;
-        else cal_usage_error("unknown option %s", a);
-        for (int k = first; k <= i && !drop; k++) o->stage_argv[o->stage_argc++] = argv[k];
-    }
-    if (!o->tokenizer) cal_usage_error("missing -t TOKENIZER");
-    if (!o->threads) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        o->threads = n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
-    }
-    if (!o->nfiles) o->files[o->nfiles++] = "-";
-}
-
-/* ---- batches of records ------------------------------------------------- */
+    "offset; exit status 1 for bad data, 2 for usage.\n",
+};
 
 #define BATCH_BYTES (1u << 20)
 #define BATCH_RECS 4096
 
+/* A record of a batch; its label (NUL-terminated) and text live in bytes. */
 typedef struct {
     uint64_t id, offset;
-    size_t label_off, label_len, text_off, text_len;
-    size_t ids_off, ids_n;
+    size_t label_off, text_off, text_len, ids_off, ids_n;
     int file;
 } item;
 
-enum { B_FREE, B_QUEUED, B_BUSY, B_DONE };
-
+/* One job of the pool: records in, their ids out. */
 typedef struct {
     item *items;
-    size_t n, cap;
-    cal_buf bytes;    /* labels and texts */
-    cal_ids ids;      /* the ids of every item, in order */
-    int state;
-    size_t failed;    /* index of the first item that failed to encode, or n */
-    char err[512];
-    cal_meta *meta;   /* output metadata in force for this batch */
+    size_t n, cap, failed; /* failed: the first item that did not encode, or n */
+    cal_buf bytes;
+    cal_ids ids;
+    cal_meta meta;         /* output metadata in force for these records */
 } batch;
 
 typedef struct {
+    char **files;
     const cal_tok *tok;
     unsigned flags;
-    batch *ring;
-    size_t k;                         /* ring size */
-    uint64_t next_take, next_read;    /* batch sequence numbers */
-    int stop;
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
-} pool;
-
-static void encode_batch(const cal_tok *tok, unsigned flags, batch *b) {
-    b->ids.n = 0;
-    b->failed = b->n;
-    for (size_t i = 0; i < b->n; i++) {
-        item *it = &b->items[i];
-        it->ids_off = b->ids.n;
-        if (cal_tok_encode(tok, b->bytes.p + it->text_off, it->text_len, flags, &b->ids, b->err,
-                           sizeof b->err)) {
-            b->failed = i;
-            return;
-        }
-        it->ids_n = b->ids.n - it->ids_off;
-    }
-}
-
-static void *worker(void *arg) {
-    pool *p = arg;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (!p->stop && p->next_take == p->next_read) pthread_cond_wait(&p->work, &p->mu);
-        if (p->stop) break;
-        batch *b = &p->ring[p->next_take++ % p->k];
-        b->state = B_BUSY;
-        pthread_mutex_unlock(&p->mu);
-        encode_batch(p->tok, p->flags, b);
-        pthread_mutex_lock(&p->mu);
-        b->state = B_DONE;
-        pthread_cond_broadcast(&p->done);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-/* ---- the run ------------------------------------------------------------ */
-
-typedef struct {
-    options *o;
-    cal_tok *tok;
-    pool pool;
-    pthread_t *tids;
-    unsigned nworkers;
+    char **stage_argv;
+    int stage_argc;
+    cal_pool *pool;
+    batch *batches; /* a ring of depth batches: the pool's jobs */
+    size_t depth;
+    uint64_t submitted;
     cal_writer *w;
-    cal_meta in_meta;    /* merged metadata of the inputs */
-    cal_meta *cur_meta;  /* output metadata for records read from now on */
-    cal_meta **metas;    /* every snapshot, freed at the end */
-    size_t nmetas;
-    cal_meta *written_meta;
+    cal_meta in_meta, out_meta; /* merged metadata of the inputs; the output's now */
     uint64_t docs, bytes, tokens;
     cal_progress prog;
 } run;
 
-static void stop_workers(run *r) {
-    if (!r->nworkers) return;
-    pthread_mutex_lock(&r->pool.mu);
-    r->pool.stop = 1;
-    pthread_cond_broadcast(&r->pool.work);
-    pthread_mutex_unlock(&r->pool.mu);
-    for (unsigned i = 0; i < r->nworkers; i++) pthread_join(r->tids[i], NULL);
-    r->nworkers = 0;
+/* The pool's job (on a worker thread; r is read only). */
+static int encode_batch(void *ctx, void *job, char *err, size_t errsz) {
+    const run *r = ctx;
+    batch *b = job;
+    b->ids.n = 0;
+    for (b->failed = 0; b->failed < b->n; b->failed++) {
+        item *it = &b->items[b->failed];
+        it->ids_off = b->ids.n;
+        if (cal_tok_encode(r->tok, b->bytes.p + it->text_off, it->text_len, r->flags, &b->ids, err, errsz)) return 1;
+        it->ids_n = b->ids.n - it->ids_off;
+    }
+    return 0;
 }
 
-/* The output metadata: the inputs' plus what the tokenizer defines. */
-static void snapshot_meta(run *r, int argc, char **argv) {
-    cal_meta *m = cal_xcalloc(1, sizeof *m);
+/* The output metadata from now on: the inputs' plus what the tokenizer defines. */
+static void snapshot_meta(run *r) {
+    cal_meta *m = &r->out_meta;
     cal_meta_copy(m, &r->in_meta);
     const cal_tok *t = r->tok;
     cal_meta_set(m, "tokenizer", cal_tok_name(t));
@@ -216,43 +108,43 @@ static void snapshot_meta(run *r, int argc, char **argv) {
         if (v[i] >= 0) cal_meta_setf(m, keys[i], "%lld", (long long)v[i]);
         else cal_meta_del(m, keys[i]);
     }
-    cal_meta_add_stage(m, argc, argv, NULL);
-    r->metas = cal_xrealloc(r->metas, (r->nmetas + 1) * sizeof *r->metas);
-    r->metas[r->nmetas++] = m;
-    r->cur_meta = m;
+    cal_meta_add_stage(m, r->stage_argc, r->stage_argv, NULL);
 }
 
-static void write_batch(run *r, batch *b) {
-    if (b->meta != r->written_meta) {
-        cal_meta_copy(cal_writer_meta(r->w), b->meta);
-        r->written_meta = b->meta;
-    }
+/* Writes a finished batch; a record that failed to encode ends the run
+ * after the records before it, with err (the pool stops its workers). */
+static void write_batch(run *r, batch *b, const char *err) {
+    cal_meta_copy(cal_writer_meta(r->w), &b->meta); /* a new header when it differs */
     for (size_t i = 0; i < b->n; i++) {
-        item *it = &b->items[i];
-        if (i == b->failed) {
-            char msg[sizeof b->err];
-            memcpy(msg, b->err, sizeof msg);
-            stop_workers(r);
-            cal_die_at(r->o->files[it->file], it->offset, "%s", msg);
-        }
-        const uint32_t *ids = b->ids.v + it->ids_off;
-        size_t n = it->ids_n;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        cal_write_rec(r->w, CAL_TOKENS, b->bytes.p + it->label_off, it->label_len, it->id, ids, 4 * n);
-#else
-        uint8_t *le = cal_xmalloc(4 * n + 1);
-        for (size_t j = 0; j < n; j++) cal_st32(le + 4 * j, ids[j]);
-        cal_write_rec(r->w, CAL_TOKENS, b->bytes.p + it->label_off, it->label_len, it->id, le, 4 * n);
-        free(le);
-#endif
+        const item *it = &b->items[i];
+        if (i == b->failed) cal_die_at(r->files[it->file], it->offset, "%s", err);
+        cal_write_tokens(r->w, b->bytes.p + it->label_off, it->id, b->ids.v + it->ids_off, it->ids_n);
         r->docs++;
         r->bytes += it->text_len;
-        r->tokens += n;
+        r->tokens += it->ids_n;
         cal_progress_tick(&r->prog, r->docs, r->bytes);
     }
     b->n = 0;
     b->bytes.n = 0;
-    b->state = B_FREE;
+}
+
+/* The batch to fill next: the oldest in flight, once written, when all are. */
+static batch *next_batch(run *r) {
+    if (cal_pool_pending(r->pool) == r->depth) {
+        const char *err;
+        batch *b = cal_pool_take(r->pool, &err);
+        write_batch(r, b, err);
+    }
+    batch *b = &r->batches[r->submitted % r->depth];
+    cal_meta_copy(&b->meta, &r->out_meta);
+    return b;
+}
+
+static void submit(run *r, batch **cur) {
+    if (!*cur) return;
+    cal_pool_submit(r->pool, *cur);
+    r->submitted++;
+    *cur = NULL;
 }
 
 static void add_item(batch *b, const cal_rec *rec, int file) {
@@ -261,151 +153,108 @@ static void add_item(batch *b, const cal_rec *rec, int file) {
         b->items = cal_xrealloc(b->items, b->cap * sizeof *b->items);
     }
     item *it = &b->items[b->n++];
-    it->id = rec->id;
-    it->offset = rec->offset;
-    it->file = file;
-    it->label_off = b->bytes.n;
-    it->label_len = rec->label_len;
+    *it = (item){.id = rec->id, .offset = rec->offset, .file = file, .label_off = b->bytes.n,
+                 .text_off = b->bytes.n + rec->label_len + 1, .text_len = rec->payload_len};
     cal_buf_add(&b->bytes, rec->label, rec->label_len);
-    it->text_off = b->bytes.n;
-    it->text_len = rec->payload_len;
+    cal_buf_addc(&b->bytes, 0); /* labels hold no control characters */
     cal_buf_add(&b->bytes, rec->payload, rec->payload_len);
 }
 
-/* Waits until the oldest batch in flight is done, then writes it. */
-static uint64_t flush_oldest(run *r, uint64_t next_write) {
-    pool *p = &r->pool;
-    batch *b = &p->ring[next_write % p->k];
-    if (r->nworkers) {
-        pthread_mutex_lock(&p->mu);
-        while (b->state != B_DONE) pthread_cond_wait(&p->done, &p->mu);
-        pthread_mutex_unlock(&p->mu);
-    }
-    write_batch(r, b);
-    return next_write + 1;
+/* A header (a file's first, or a new one inside it): the records after it
+ * carry the merged metadata, in a batch of their own. */
+static void new_header(run *r, cal_reader *rd, uint64_t off, batch **cur) {
+    char err[640];
+    if (!cal_meta_merge(&r->in_meta, cal_reader_meta(rd), err, sizeof err)) cal_die_at(cal_reader_name(rd), off, "%s", err);
+    submit(r, cur);
+    snapshot_meta(r);
 }
 
-static void submit(run *r, batch *b) {
-    pool *p = &r->pool;
-    if (!r->nworkers) {
-        encode_batch(r->tok, r->o->flags, b);
-        b->state = B_DONE;
-        p->next_read++;
-        return;
-    }
-    pthread_mutex_lock(&p->mu);
-    b->state = B_QUEUED;
-    p->next_read++;
-    pthread_cond_signal(&p->work);
-    pthread_mutex_unlock(&p->mu);
-}
-
-static void encode_all(run *r, int argc, char **argv) {
-    pool *p = &r->pool;
-    uint64_t next_write = 0;
+static void encode_all(run *r, int nfiles) {
     batch *cur = NULL;
-    for (int f = 0; f < r->o->nfiles; f++) {
-        const char *path = r->o->files[f];
-        cal_reader *rd = cal_reader_open(path);
-        char err[640];
-        if (!cal_meta_merge(&r->in_meta, cal_reader_meta(rd), err, sizeof err))
-            stop_workers(r), cal_die_at(cal_reader_name(rd), 0, "%s", err);
+    for (int f = 0; f < nfiles; f++) {
+        cal_reader *rd = cal_reader_open(r->files[f]);
+        new_header(r, rd, 0, &cur);
         unsigned headers = cal_reader_headers(rd);
-        snapshot_meta(r, argc, argv);
         cal_rec rec;
-        for (;;) {
-            int rc = cal_read_soft(rd, &rec, err, sizeof err);
-            if (rc < 0) stop_workers(r), cal_die("%s", err);
-            if (rc == 0) break;
-            if (rec.kind != CAL_TEXT) {
-                stop_workers(r);
-                cal_reader_die(rd, &rec, "expected TEXT records, got %s", cal_kind_name(rec.kind));
-            }
+        while (cal_read(rd, &rec)) {
+            if (rec.kind != CAL_TEXT) cal_reader_die(rd, &rec, "expected TEXT records, got %s", cal_kind_name(rec.kind));
             if (cal_reader_headers(rd) != headers) {
-                /* A new header inside the input: later records carry it. */
                 headers = cal_reader_headers(rd);
-                if (!cal_meta_merge(&r->in_meta, cal_reader_meta(rd), err, sizeof err))
-                    stop_workers(r), cal_reader_die(rd, &rec, "%s", err);
-                if (cur && cur->n) submit(r, cur), cur = NULL;
-                snapshot_meta(r, argc, argv);
+                new_header(r, rd, rec.offset, &cur);
             }
-            if (!cur) {
-                if (p->next_read - next_write == p->k) next_write = flush_oldest(r, next_write);
-                cur = &p->ring[p->next_read % p->k];
-                cur->meta = r->cur_meta;
-            }
+            if (!cur) cur = next_batch(r);
             add_item(cur, &rec, f);
-            if (cur->n >= BATCH_RECS || cur->bytes.n >= BATCH_BYTES) submit(r, cur), cur = NULL;
+            if (cur->n >= BATCH_RECS || cur->bytes.n >= BATCH_BYTES) submit(r, &cur);
         }
         cal_reader_close(rd);
     }
-    if (cur && cur->n) submit(r, cur);
-    while (next_write < p->next_read) next_write = flush_oldest(r, next_write);
-    if (!r->written_meta && r->cur_meta) cal_meta_copy(cal_writer_meta(r->w), r->cur_meta);
+    submit(r, &cur);
+    const char *err;
+    for (batch *b; (b = cal_pool_take(r->pool, &err));) write_batch(r, b, err);
+    if (!r->docs) cal_meta_copy(cal_writer_meta(r->w), &r->out_meta);
 }
 
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
-    options o = {0};
-    parse_args(&o, argc, argv);
+    const char *tokenizer = NULL, *out = NULL;
+    unsigned flags = 0, threads = 0;
+    int verbose = 0, progress = 0;
+    cal_args a;
+    cal_args_init(&a, &prog, argc, argv);
+    for (int c; (c = cal_args_next(&a)) != -1;) switch (c) {
+        case 't': tokenizer = a.val; break;
+        case 'o': out = a.val; break;
+        case O_ADD_SPECIAL: flags |= CAL_TOK_ADD_SPECIAL; break;
+        case O_PARSE_SPECIAL: flags |= CAL_TOK_PARSE_SPECIAL; break;
+        case 'j': threads = (unsigned)cal_parse_u64(a.name, a.val, 1, 256); break;
+        case 'v': verbose = 1; break;
+        case O_PROGRESS: progress = 1; break;
+        }
+    if (!tokenizer) cal_usage_error("missing -t TOKENIZER");
+    if (!threads) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+    }
 
-    char *path = cal_tok_find(o.tokenizer, argv[0]);
+    char *path = cal_tok_find(tokenizer);
     char err[1024];
     double t0 = cal_now();
     cal_tok *tok = cal_tok_load(path, err, sizeof err);
     if (!tok) cal_die("%s: %s", path, err);
     double t_load = cal_now() - t0;
 
-    run r = {0};
-    r.o = &o;
-    r.tok = tok;
-    r.pool.tok = tok;
-    r.pool.flags = o.flags;
-    r.pool.k = o.threads > 1 ? 2 * (size_t)o.threads + 2 : 1;
-    r.pool.ring = cal_xcalloc(r.pool.k, sizeof *r.pool.ring);
-    pthread_mutex_init(&r.pool.mu, NULL);
-    pthread_cond_init(&r.pool.work, NULL);
-    pthread_cond_init(&r.pool.done, NULL);
-    r.w = cal_writer_open(o.out);
-    cal_progress_init(&r.prog, o.progress);
-    if (o.threads > 1) {
-        r.tids = cal_xcalloc(o.threads, sizeof *r.tids);
-        for (unsigned i = 0; i < o.threads; i++) {
-            if (pthread_create(&r.tids[i], NULL, worker, &r.pool)) {
-                stop_workers(&r);
-                cal_die("cannot start thread %u", i + 1);
-            }
-            r.nworkers++;
-        }
-    }
+    static char *stdin_only[] = {"-", NULL};
+    run r = {.files = a.noperands ? a.operands : stdin_only, .tok = tok, .flags = flags};
+    r.stage_argv = cal_args_stage(&a, &r.stage_argc);
+    /* -j 1 encodes on the main thread; N workers get N + 2 batches queued
+     * beyond the N they run, so they rarely wait for the reader. */
+    r.depth = threads > 1 ? 2 * (size_t)threads + 2 : 1;
+    r.batches = cal_xcalloc(r.depth, sizeof *r.batches);
+    r.w = cal_writer_open(out);
+    cal_progress_init(&r.prog, progress);
+    r.pool = cal_pool_new(threads > 1 ? threads : 0, r.depth, encode_batch, &r);
     double t1 = cal_now();
-    encode_all(&r, o.stage_argc, o.stage_argv);
-    stop_workers(&r);
+    encode_all(&r, a.noperands ? a.noperands : 1);
+    cal_pool_free(r.pool);
     cal_writer_close(r.w);
     cal_progress_done(&r.prog);
     double dt = cal_now() - t1;
-    if (o.verbose)
-        fprintf(stderr, "cal-encode: %llu docs, %llu bytes, %llu tokens, %.2f MB/s (%.2f s, %u threads), "
-                "tokenizer %s loaded in %.2f s\n",
-                (unsigned long long)r.docs, (unsigned long long)r.bytes, (unsigned long long)r.tokens,
-                dt > 0 ? (double)r.bytes / 1e6 / dt : 0.0, dt, o.threads, cal_tok_name(tok), t_load);
+    if (verbose)
+        cal_warn("%llu docs, %llu bytes, %llu tokens, %.2f MB/s (%.2f s, %u threads), tokenizer %s loaded in %.2f s",
+                 (unsigned long long)r.docs, (unsigned long long)r.bytes, (unsigned long long)r.tokens,
+                 dt > 0 ? (double)r.bytes / 1e6 / dt : 0.0, dt, threads, cal_tok_name(tok), t_load);
 
-    for (size_t i = 0; i < r.pool.k; i++) {
-        free(r.pool.ring[i].items);
-        cal_buf_free(&r.pool.ring[i].bytes);
-        cal_ids_free(&r.pool.ring[i].ids);
+    for (size_t i = 0; i < r.depth; i++) {
+        free(r.batches[i].items);
+        cal_buf_free(&r.batches[i].bytes);
+        cal_ids_free(&r.batches[i].ids);
+        cal_meta_free(&r.batches[i].meta);
     }
-    free(r.pool.ring);
-    for (size_t i = 0; i < r.nmetas; i++) cal_meta_free(r.metas[i]), free(r.metas[i]);
-    free(r.metas);
+    free(r.batches);
     cal_meta_free(&r.in_meta);
-    free(r.tids);
-    pthread_mutex_destroy(&r.pool.mu);
-    pthread_cond_destroy(&r.pool.work);
-    pthread_cond_destroy(&r.pool.done);
+    cal_meta_free(&r.out_meta);
     cal_tok_free(tok);
     free(path);
-    free(o.files);
-    free(o.stage_argv);
+    cal_args_free(&a);
     return 0;
 }

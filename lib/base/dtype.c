@@ -37,3 +37,15 @@ float cal_f16_to_f32(uint16_t h) {
     memcpy(&f, &bits, 4);
     return f;
 }
+
+float cal_dtype_get(int dtype, const void *data, size_t i) {
+    const uint8_t *p = (const uint8_t *)data + i * cal_dtype_size(dtype);
+    if (dtype == CAL_F32) {
+        uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    uint16_t h = (uint16_t)(p[0] | p[1] << 8);
+    return dtype == CAL_F16 ? cal_f16_to_f32(h) : cal_bf16_to_f32(h);
+}

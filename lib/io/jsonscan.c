@@ -2,6 +2,7 @@
 #include "io/jsonscan.h"
 
 #include "base/buf.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -176,4 +177,28 @@ int cal_json_field(const char *p, size_t n, const char *key, cal_buf *out) {
         return 0;
     }
     return found && ws(p + 1, e) == e;
+}
+
+void cal_json_put_str(cal_buf *b, const char *s, size_t n) {
+    cal_buf fixed = {0};
+    if (!n) s = "";
+    if (cal_utf8_valid_prefix(s, n) != n) {
+        cal_utf8_repair(s, n, &fixed);
+        s = fixed.p;
+        n = fixed.n;
+    }
+    cal_buf_addc(b, '"');
+    for (size_t i = 0, run = 0; i <= n; i++) {
+        unsigned char c = i < n ? (unsigned char)s[i] : 0;
+        if (i < n && c >= 0x20 && c != 0x7f && c != '"' && c != '\\') continue;
+        cal_buf_add(b, s + run, i - run); /* the plain bytes before c */
+        run = i + 1;
+        if (i == n) break;
+        if (c == '"' || c == '\\') cal_buf_addc(b, '\\'), cal_buf_addc(b, (char)c);
+        else if (c == '\n') cal_buf_add(b, "\\n", 2);
+        else if (c == '\t') cal_buf_add(b, "\\t", 2);
+        else cal_buf_addf(b, "\\u%04x", c);
+    }
+    cal_buf_addc(b, '"');
+    cal_buf_free(&fixed);
 }

@@ -9,7 +9,6 @@
 #include "base/datadir.h"
 #include "base/err.h"
 
-
 static int is_file(const char *p) {
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
@@ -28,8 +27,7 @@ static char *in_dir(const char *dir, size_t dlen, const char *name) {
     return NULL;
 }
 
-char *cal_tok_find(const char *arg, const char *argv0) {
-    (void)argv0;
+char *cal_tok_find(const char *arg) {
     if (is_file(arg) || strchr(arg, '/') || !*arg) return cal_xstrdup(arg);
     char **dirs = cal_data_dirs("tokenizers", "CAL_TOKENIZERS"), *p = NULL;
     for (size_t i = 0; dirs[i] && !p; i++) p = in_dir(dirs[i], strlen(dirs[i]), arg);

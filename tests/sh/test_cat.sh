@@ -55,6 +55,33 @@ same "--pass re-emits the independent writer's bytes unchanged" "$T/pass.cal" "$
 cal-cat -o "$T/copy.cal" "$T/s1.cal"
 same "-o OUT.cal copies the stream unchanged" "$T/copy.cal" "$T/s1.cal"
 
+# Invalid UTF-8: one U+FFFD per maximal invalid subpart, as Python decodes it.
+$PY - "$T/inv.cal" <<'PYEOF'
+import sys, random
+sys.path.insert(0, "examples")
+import calstream
+rnd = random.Random(7)
+pieces = [b"a", b"\xc3\xa9", b"\xe4\xb8\xad", b"\xf0\x9f\x98\x80", b"\x80", b"\xbf", b"\xc3", b"\xe4\xb8", b"\xf0\x9f",
+          b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xff", b"\n", b"\"", b"\\", b"\x00", b"\x7f"]
+docs = [("bad", b"".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 90)))) for _ in range(400)]
+calstream.write_text(sys.argv[1], docs, [("k", "v")])
+PYEOF
+cal-cat --json "$T/inv.cal" >"$T/inv.json"
+cal-cat "$T/inv.cal" >"$T/inv.txt"
+check "--json text and the record lines' previews = Python's decode(errors=\"replace\")" $PY - "$T/inv.cal" "$T/inv.json" "$T/inv.txt" <<'PYEOF'
+import json, sys
+sys.path.insert(0, "examples")
+import calstream
+want = [p.decode("utf-8", "replace") for _, _, _, p, _ in calstream.read_records(sys.argv[1])[1]]
+got = [json.loads(l)["text"] for l in list(open(sys.argv[2], encoding="utf-8"))[1:]]
+assert got == want, [(g, w) for g, w in zip(got, want) if g != w][:2]
+lines = [l for l in open(sys.argv[3], encoding="utf-8").read().split("\n") if l.startswith("TEXT ")]
+for l, w in zip(lines, want, strict=True):
+    prev = l.split(" ", 4)[4]
+    cut = prev.endswith(" ...")
+    assert json.loads(prev[:-4] if cut else prev) == w[:60] and cut == (len(w) > 60), (l, w)
+PYEOF
+
 # ---- concatenation -------------------------------------------------------
 cat "$T/s1.cal" "$T/s1.cal" >"$T/two.cal"
 (cd "$T" && cal-cat --check two.cal s1.cal >got)
@@ -150,6 +177,11 @@ print(out)')
 eq "--import of an EXL2 cal_data.safetensors: rows, noise row, XXH3 ids, stage" "$ids" \
   "[['stage', 'cal-cat --import $T/cal_data.safetensors']] $want_ids"
 
+cal-cat --import "$T/cal_data.safetensors" -v --progress >"$T/imp-v.cal" 2>/dev/null
+cal-cat -o "$T/imp-o.cal" --import "$T/cal_data.safetensors"
+cal-cat --import "$T/cal_data.safetensors" >"$T/imp.cal"
+same "--import: -v --progress do not enter the stream" "$T/imp-v.cal" "$T/imp.cal"
+same "--import: -o OUT.cal writes the bytes of standard output" "$T/imp-o.cal" "$T/imp.cal"
 $PY -c 'import numpy as np, sys; np.save(sys.argv[1], np.array([[3, 1, 4], [1, 5, 9]], dtype="<i4"))' "$T/i32.npy"
 eq "--import of an int32 .npy" "$(cal-cat --import "$T/i32.npy" | cal-cat | tail -2 | cut -d' ' -f1,2,4-)" "ROW i32 len=3 3 1 4
 ROW i32 len=3 1 5 9"
@@ -208,7 +240,7 @@ EOF
 expect_fail "--import with calkit metadata that does not match the rows" 1 \
   "edited.safetensors: byte 8: calkit.ids metadata is not 16 hex digits for each of 5 rows" \
   cal-cat --import "$T/edited.safetensors" -o "$T/x.cal"
-expect_fail "unknown option is a usage error" 2 "unknown option --bogus" cal-cat --bogus
+expect_fail "unknown option: the parser's one wording" 2 "^cal-cat: unknown option '--bogus' \\(see --help\\)$" cal-cat --bogus
 expect_fail "-o with an unknown extension is a usage error" 2 "must end in .safetensors, .npy, .jsonl or .cal" \
   cal-cat -o "$T/x.txt" "$T/s1.cal"
 expect_fail "modes exclude each other" 2 "exclude each other" cal-cat --json --check "$T/s1.cal"

@@ -63,7 +63,20 @@ dump "$T/c1.cal" >"$T/dc1"
 eq "a key new in the second header reaches the output from there on" \
   "$(grep '^HEADER' "$T/dc1" | sed -n 2p | grep -c 'source=random extra=2 tokenizer=llama2-spm')" 1
 eq "several FILEs = their concatenation (records)" "$(dump "$T/c3.cal" | grep -v ^HEADER)" "$(grep -v ^HEADER "$T/dc1")"
+eq "several FILEs = their concatenation (headers too, at the same records; only the stage differs)" \
+  "$(dump "$T/c3.cal" | sed 's/ stage=.*//')" "$(sed 's/ stage=.*//' "$T/dc1")"
 eq "record count of the concatenation" "$(grep -vc ^HEADER "$T/dc1")" 1505
+
+# --- options that cannot change the records stay out of the output -----------------
+cal-encode -t llama3 "$T/big.cal" "$T/second.cal" >"$T/plain.cal"
+cal-encode -t llama3 -v --progress "$T/big.cal" "$T/second.cal" >"$T/vp.cal" 2>/dev/null
+cal-encode -t llama3 "$T/big.cal" -j 1 "$T/second.cal" >"$T/j1.cal"
+cal-encode -t llama3 --threads=2 "$T/big.cal" "$T/second.cal" >"$T/j2.cal"
+cal-encode -vj2 -t llama3 -o "$T/o.cal" "$T/big.cal" "$T/second.cal" 2>/dev/null
+cal-encode -t llama3 "$T/big.cal" "$T/second.cal" --output="$T/o2.cal"
+for f in vp j1 j2 o o2; do same "same bytes with and without -v --progress / -j 1 / --threads=2 / -vj2 -o / --output= ($f)" "$T/plain.cal" "$T/$f.cal"; done
+eq "the stage line keeps the words as written, without them" "$(dump "$T/o.cal" | grep -o 'stage=.*' | sort -u)" \
+  "stage=cal-encode -t llama3 $T/big.cal $T/second.cal"
 
 # --- special tokens and invalid UTF-8 ---------------------------------------------
 printf 'x<s>y\n' | w "$T/sp.cal"
@@ -83,7 +96,7 @@ done
 
 # --- errors -----------------------------------------------------------------------------
 expect_fail "no -t: usage error" 2 "missing -t" cal-encode "$T/in.cal"
-expect_fail "unknown option" 2 "unknown option --bogus" cal-encode -t llama3 --bogus
+expect_fail "unknown option: the parser's one wording" 2 "^cal-encode: unknown option '--bogus' \\(see --help\\)$" cal-encode -t llama3 --bogus
 expect_fail "-j 0 is a usage error" 2 "\-j" cal-encode -t llama3 -j 0 "$T/in.cal"
 expect_fail "missing tokenizer file" 1 "^cal-encode: $T/none.json: No such file" cal-encode -t "$T/none.json" "$T/in.cal"
 printf '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"' >"$T/trunc.json"
@@ -106,6 +119,9 @@ expect_fail "truncated input stream" 1 "^cal-encode: $T/short.cal: byte [0-9]+: 
 cal-encode -t $TK/llama2-spm.model "$T/in.cal" >"$T/full.cal"
 (cd "$T" && mkdir -p tk/llama2-spm && cp "$OLDPWD/$TK/llama2-spm.model" tk/ && CAL_TOKENIZERS=tk cal-encode -t llama2-spm in.cal >named.cal)
 eq "-t NAME finds \$CAL_TOKENIZERS/NAME.model (same records)" "$(dump "$T/named.cal" | grep -v ^HEADER)" "$(dump "$T/full.cal" | grep -v ^HEADER)"
+(cd "$T" && env -u CAL_TOKENIZERS cal-encode -t llama2-spm in.cal >beside.cal)
+eq "-t NAME from another directory: the tokenizers beside the program (bin/ or build/bin-san/)" \
+  "$(dump "$T/beside.cal" | grep -v ^HEADER)" "$(dump "$T/full.cal" | grep -v ^HEADER)"
 cal-encode -t llama3 -j 2 "$T/big.cal" 2>"$T/err" | head -c 100 >/dev/null
 eq "EPIPE on stdout: quiet exit 0" "$?:$(cat "$T/err")" "0:"
 cal-encode -t llama2-spm -v "$T/in.cal" -o "$T/v.cal" 2>"$T/v"

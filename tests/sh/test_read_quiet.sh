@@ -17,10 +17,11 @@ open(t + "/corp/wiki.jsonl.zst", "wb").write(b"")
 open(t + "/bad.txt", "wb").write(b"ok \xff \xe0\x80 x\x00y\n" * 10)
 PYEOF
 zstd -q -f "$T/c.jsonl" -o "$T/corp/wiki.jsonl.zst"
-n=0 bad=""
+n=0 bad="" failed=""
 while IFS= read -r args; do
   n=$((n + 1))
   eval "cal-read $args" >"$T/plain" 2>/dev/null; rc=$?
+  [ $rc = 0 ] || failed="$failed [$args]"
   for q in "-v" "--progress" "-v --progress" "--verbose"; do
     eval "cal-read $q $args" >"$T/quiet" 2>/dev/null
     cmp -s "$T/plain" "$T/quiet" || bad="$bad [$q $args]"
@@ -31,7 +32,7 @@ done <<CMDS
 "$T/a.txt"
 -f lines "$T/a.txt"
 -f lines --crlf --nfc --max-chars 20 --min-chars 5 "$T/a.txt"
--f=lines --dedup --shard 1/3 "$T/a.txt"
+--format=lines --dedup --shard=1/3 "$T/a.txt"
 -f lines --sample 40 "$T/a.txt"
 -f lines --sample=40 --seed 7 -n 10 "$T/a.txt"
 --sep '<|x|>' "$T/dir"
@@ -43,6 +44,7 @@ wiki -n 17
 - < "$T/a.txt"
 -- "$T/a.txt"
 CMDS
+eq "only --strict on invalid UTF-8 fails" "$failed" " [--strict \"$T/bad.txt\"]"
 eq "$n commands: the same bytes with and without -v, --progress, -o" "$bad" ""
 
 # stage LINE_OF_THE_STREAM_FILE: its stage line

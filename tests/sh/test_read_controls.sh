@@ -12,6 +12,8 @@ export PYTHONPATH="$PWD/examples"
 TOK=build/tokenizers/llama3/tokenizer.json
 [ -f "$TOK" ] || { skip "controls" "llama3 missing (make tokenizers)"; exit 0; }
 [ -f build/corpora/wiki.jsonl.zst ] || { skip "controls" "corpora missing (make corpora)"; exit 0; }
+[ -d build/npm/node_modules/@anush008/tokenizers ] && command -v node >/dev/null ||
+  { skip "controls" "the reference (node, build/npm) is missing (make tokenizers)"; exit 0; }
 
 # The example, exactly: ' \0 x' is [220, 188, 865] for the reference.
 printf ' \0 x' | cal-read - | cal-encode -t llama3 | cal-cat --json | grep '"TOKENS"' >"$T/nul.json"

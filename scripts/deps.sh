@@ -7,7 +7,7 @@
 # deps, make setup) and as root does it run apt-get: a plain make never does.
 set -eu
 BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev"
-TEST="python3-numpy sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
+TEST="python3-numpy python3-jinja2 sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
 # Tools that may come from elsewhere (nodesource ships npm inside nodejs):
 # only installed from Debian when the command is missing.
 TEST_TOOLS="node:nodejs npm:npm"

@@ -15,6 +15,7 @@ trap 'rm -rf "$log"' EXIT
 pass=0 fail=0 skip=0
 for t in "$CAL_UNIT"/test_* tests/sh/*.sh; do
   [ -e "$t" ] || continue
+  case "$t" in *.d) continue ;; esac  # the compiler's dependency files beside the tests
   name=$(basename "$t")
   case "$name" in *${TESTS:-}*) ;; *) continue ;; esac
   start=$(date +%s)

@@ -59,6 +59,7 @@ typedef struct {
 cal_jinja *cal_jinja_load(const char *name, const char *src, size_t n, char *err, size_t errlen);
 
 /* Renders t with the variables of the JSON object vars appended to out.
+ * Renders only read t (and vars): threads may render one template at once.
  * For apply_chat_template's behaviour the caller passes messages, tools
  * (null when there are none, as transformers does), documents (null),
  * add_generation_prompt, the special tokens that are set (bos_token,

@@ -111,6 +111,18 @@ static jj_node *deepen(parser *P, jj_node *n) {
     return n;
 }
 
+/* A string constant of the template, its code point count known now: renders
+ * only read the template, so threads may share it. */
+static jj_str *const_str(parser *P, const char *p, size_t n) {
+    jj_str *s = jj_alloc(&P->t->ar, sizeof *s + n + 1);
+    s->n = n;
+    memcpy(s->s, p, n);
+    s->s[n] = 0;
+    s->ncp = SIZE_MAX;
+    jj_str_len(s);
+    return s;
+}
+
 static jj_node *node(parser *P, int kind, int line) {
     jj_node *n = jj_alloc(&P->t->ar, sizeof *n);
     memset(n, 0, sizeof *n);
@@ -400,27 +412,21 @@ static jj_node *parse_primary(parser *P) {
         next(P);
         n = node(P, N_CONST, k->line);
         if (cur(P)->type != T_STRING) {
-            jj_str *s = jj_alloc(&P->t->ar, sizeof *s + k->n + 1);
-            s->n = k->n;
-            s->ncp = SIZE_MAX;
-            memcpy(s->s, k->s, k->n + 1);
-            n->val = jj_strv(s);
+            n->val = jj_strv(const_str(P, k->s, k->n));
             return n;
         }
+        /* adjacent literals are one string */
         size_t total = k->n;
         for (size_t j = P->i; P->tok[j].type == T_STRING; j++) total += P->tok[j].n;
-        jj_str *s = jj_alloc(&P->t->ar, sizeof *s + total + 1);
-        s->n = total;
-        s->ncp = SIZE_MAX;
-        memcpy(s->s, k->s, k->n);
+        char *buf = jj_alloc(&P->t->ar, total + 1);
+        memcpy(buf, k->s, k->n);
         size_t o = k->n;
         while (cur(P)->type == T_STRING) {
-            memcpy(s->s + o, cur(P)->s, cur(P)->n);
+            memcpy(buf + o, cur(P)->s, cur(P)->n);
             o += cur(P)->n;
             next(P);
         }
-        s->s[o] = 0;
-        n->val = jj_strv(s);
+        n->val = jj_strv(const_str(P, buf, o));
         return n;
     }
     case T_INT: case T_FLOAT:
@@ -950,11 +956,7 @@ static jj_nodes subparse(parser *P, const char *e1, const char *e2, const char *
         if (k->type == T_EOF) break;
         if (k->type == T_DATA) {
             jj_node *d = node(P, N_DATA, k->line);
-            jj_str *s = jj_alloc(&P->t->ar, sizeof *s + k->n + 1);
-            s->n = k->n;
-            s->ncp = SIZE_MAX;
-            memcpy(s->s, k->s, k->n + 1);
-            d->val = jj_strv(s);
+            d->val = jj_strv(const_str(P, k->s, k->n));
             nv_push(P, &data, d);
             next(P);
         } else if (k->type == T_VAR_BEGIN) {

@@ -9,7 +9,8 @@ set -eu
 BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev"
 # python3-torch: the torch generator's reference (test_rng_peers.sh) and
 # dump-activations.py (test_hessian_torch.sh); both skip without it off Debian.
-TEST="python3-numpy python3-torch sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
+# python3-jinja2: the chat-template reference (test_jinja.sh).
+TEST="python3-numpy python3-torch python3-jinja2 sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
 # Tools that may come from elsewhere (nodesource ships npm inside nodejs):
 # only installed from Debian when the command is missing.
 TEST_TOOLS="node:nodejs npm:npm"

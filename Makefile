@@ -65,9 +65,9 @@ FILTERS    := $(sort $(wildcard filters/*.c))
 PROGS      := $(FILTERS:filters/%.c=$(BIN)/%)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(OBJ)/tests/%)
-# Test helpers that are not tests themselves (tests/run.sh runs test_* only).
-HELPER_SRC := $(sort $(wildcard tests/ref/*.c))
-HELPER_BIN := $(HELPER_SRC:tests/ref/%.c=$(OBJ)/tests/%)
+# Programs the tests run, not tests themselves (tests/run.sh runs test_* only).
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(OBJ)/tests/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
@@ -112,7 +112,7 @@ $(OBJ)/tests/%: tests/unit/%.c $(LIB)
 	$(say) LINK $@
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
 
-$(OBJ)/tests/%: tests/ref/%.c $(LIB)
+$(OBJ)/tests/%: tests/helpers/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)

@@ -6,7 +6,7 @@ node, tests/ref/hf_encode.js) and the two .model files
 
     /usr/bin/python3 tests/ref/exact.py [--reduced] [--only NAME,...]
 
-The C side is tests/ref/exact_encode.c ($CAL_UNIT/exact_encode, default
+The C side is tests/helpers/exact_encode.c ($CAL_UNIT/exact_encode, default
 build/obj/tests): one process per tokenizer loads it once and encodes every
 mode's input through cal_tok_encode, the call cal-encode makes per record,
 into the references' file format, so a whole file compares byte for byte.

@@ -12,7 +12,8 @@ model as a cal-stream of VECTORS records on stdout, for cal-hessian:
 Gemma or Mistral model: model.layers.N.self_attn.{q,k,v,o}_proj,
 model.layers.N.mlp.{gate,up,down}_proj, MoE experts, lm_head); --layer names
 one submodule (model.named_modules()) and may be repeated. Each forward call
-of a hooked module writes one VECTORS record labelled with the module's name
+of a hooked module writes one VECTORS record per row of the batch (an
+imatrix chunk), labelled with the module's name
 (cal-hessian --by-label accumulates per label, --gguf-names maps the names to
 llama.cpp's): its first input reshaped to [tokens, d], padded positions
 dropped so they do not enter the Hessian (from inputs laid out [batch, seq,
@@ -49,22 +50,24 @@ from calstream import BF16, F16, F32, CalStreamWriter  # noqa: E402
 
 
 def keep_rows(x, m):
-    """x's token vectors [tokens, d] at the positions m (bool [batch, seq])
-    keeps. An input laid out [batch, seq, d] or flattened to [batch*seq, d]
-    is masked; another (a MoE expert's routed tokens) is kept whole and
-    None is returned as the second value to say so."""
+    """x's token vectors [tokens, d], one tensor per row of the batch, at the
+    positions m (bool [batch, seq]) keeps. An input laid out [batch, seq, d]
+    or flattened to [batch*seq, d] is split and masked; another (a MoE
+    expert's routed tokens) is kept whole, as one tensor, and the second
+    value is None to say so."""
     import torch
 
     m = torch.as_tensor(m, dtype=torch.bool, device=x.device)
-    if tuple(x.shape[:-1]) == tuple(m.shape):
-        return x[m], True
     if x.dim() == 2 and x.shape[0] == m.numel():
-        return x[m.reshape(-1)], True
-    return x.reshape(-1, x.shape[-1]), None
+        x = x.reshape(*m.shape, x.shape[-1])
+    if tuple(x.shape[:-1]) == tuple(m.shape):
+        return [x[i][m[i]] for i in range(m.shape[0])], True
+    return [x.reshape(-1, x.shape[-1])], None
 
 
 def vectors_hook(writer, label, dtype="f32", keep=None):
-    """A forward hook writing the module's first input as VECTORS records.
+    """A forward hook writing the module's first input as VECTORS records,
+    one per row of the batch (a row is a chunk of llama.cpp's imatrix).
     keep: a callable returning a bool mask [batch, seq] of positions to keep
     for the current call, or None for all."""
     import torch
@@ -72,22 +75,23 @@ def vectors_hook(writer, label, dtype="f32", keep=None):
 
     def hook(module, inputs, output):
         x = inputs[0].detach()
-        if keep is not None:
-            m = keep()
-            if m is not None and not m.all():
-                x, ok = keep_rows(x, m)
-                if ok is None and not warned:
-                    warned.append(1)
-                    print(f"dump-activations.py: {label}: its input ({x.shape[0]} tokens) is not laid out as "
-                          "the batch, so its padded positions are kept", file=sys.stderr)
-        x = x.reshape(-1, x.shape[-1]).to("cpu")
-        if dtype == "bf16":
-            bits = x.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
-            writer.vectors(label, bits, BF16)
-        elif dtype == "f16":
-            writer.vectors(label, x.to(torch.float16).numpy(), F16)
-        else:
-            writer.vectors(label, x.to(torch.float32).numpy(), F32)
+        m = keep() if keep is not None else None
+        if m is None:
+            m = torch.ones(x.shape[:-1] if x.dim() > 2 else (1, x.shape[0]), dtype=torch.bool)
+        parts, ok = keep_rows(x, m)
+        if ok is None and not m.all() and not warned:
+            warned.append(1)
+            print(f"dump-activations.py: {label}: its input ({x.shape[0]} tokens) is not laid out as "
+                  "the batch, so its padded positions are kept", file=sys.stderr)
+        for x in parts:
+            x = x.to("cpu")
+            if dtype == "bf16":
+                bits = x.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+                writer.vectors(label, bits, BF16)
+            elif dtype == "f16":
+                writer.vectors(label, x.to(torch.float16).numpy(), F16)
+            else:
+                writer.vectors(label, x.to(torch.float32).numpy(), F32)
     return hook
 
 
@@ -186,7 +190,7 @@ def main():
         takes_mask = False
     with torch.no_grad():
         for ids, mask in batches(rows, a.batch):
-            cur["mask"] = mask
+            cur["mask"] = np.ones(ids.shape, bool) if mask is None else mask
             x = torch.as_tensor(ids, dtype=torch.long)
             if takes_mask and mask is not None:
                 model(x, attention_mask=torch.as_tensor(mask, dtype=torch.long))

@@ -34,7 +34,7 @@ def pre(name):
     def f(mod, inp):
         x = inp[0]
         if cur["mask"] is not None:
-            x = keep_rows(x, cur["mask"])[0]
+            x = torch.cat(keep_rows(x, cur["mask"])[0])
         X.setdefault(name, []).append(x.reshape(-1, x.shape[-1]).double().numpy())
     return f
 for n, mod in m.named_modules():
@@ -71,6 +71,8 @@ report("the model has 7 linear layers in layer 0, a router and experts in layer 
        and any(".experts." in k for k in X), sorted(X))
 worst = max(np.max(np.abs(t[k + ".hessian"] - X[k].T @ X[k])) / np.max(np.abs(X[k].T @ X[k])) for k in X)
 report("H = X^T X for every layer (numpy, float64), padded positions dropped", worst < 1e-9, worst)
+report("rows per layer: one record per row of each batch", all(int(t[k + ".rows"][0]) == 5 for k in X
+       if ".experts." not in k), {k: t[k + ".rows"] for k in X})
 report("token counts per layer", all(int(t[k + ".tokens"][0]) == len(X[k]) for k in X if ".experts." not in k)
        and len(X["lm_head"]) == 12 + 9 + 8 + 6 + 12, {k: len(v) for k, v in X.items()})
 g = G.read(f"{T}/im.gguf")
@@ -104,3 +106,46 @@ expect_fail "unknown layer" 1 "no layer 'nope'" $PY examples/dump-activations.py
 $PY examples/dump-activations.py --model "$T/m.pt" --layer lm_head --all-linear --rows "$T/rows.cal" 2>"$T/err"
 eq "--layer and --all-linear exclude each other (status 2)" "$? $(tail -1 "$T/err")" \
   "2 dump-activations.py: error: give --layer NAME (one or more) or --all-linear"
+
+# ---- examples/imatrix.sh: text -> rows -> activations -> one imatrix.gguf ----
+mkdir -p "$T/tok"
+$PY - "$T" <<'PYEOF' || not_ok "make corpus and model"
+import sys, random, torch
+from hessian_lib import CalStreamWriter
+import calstream as cs
+from tiny_llama import TinyLlama
+T = sys.argv[1]
+r = random.Random(5)
+meta = [("tokenizer", "test"), ("tokenizer_fp", "00000000000000aa"), ("vocab", "500"), ("bos", "1"), ("eos", "2")]
+cs.write(f"{T}/tok/wiki.cal", meta, [cs.tokens("wiki", i, [r.randrange(3, 500) for _ in range(r.randrange(20, 90))])
+                                     for i in range(40)])
+torch.manual_seed(2)
+torch.save(TinyLlama(vocab=500, layers=2).eval(), f"{T}/m500.pt")
+PYEOF
+CAL_TOKENS_DIR="$T/tok" sh examples/imatrix.sh -m "$T/m500.pt" -n 6 -l 64 -b 2 -o "$T/ex.gguf" -H "$T/ex.st" >"$T/ex.out" 2>&1
+eq "imatrix.sh runs and says what it wrote" "$? $(tail -1 "$T/ex.out")" \
+  "0 imatrix of every linear layer: 6 rows of 64 tokens from wiki -> $T/ex.gguf"
+# By hand, the same stages: the example must give the same bytes.
+cal-pack -l 64 -n 6 --seed 0 "$T/tok/wiki.cal" -o "$T/r.cal"
+$PY examples/dump-activations.py --model "$T/m500.pt" --all-linear --rows "$T/r.cal" --batch 2 |
+  cal-hessian --by-label --gguf-names --imatrix "$T/hand.gguf"
+$PY - "$T" <<'PYEOF'
+import sys, numpy as np
+import gguf_spec as G
+from hessian_lib import report
+T = sys.argv[1]
+g, h = G.read(f"{T}/ex.gguf"), G.read(f"{T}/hand.gguf")
+names = sorted({n.rsplit(".", 1)[0] for n in g.tensors})
+want = sorted(["blk.%d.%s.weight" % (i, w) for i in (0, 1) for w in
+               ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")] + ["output.weight"])
+report("imatrix.sh: one imatrix with every linear layer under llama.cpp's names (strict GGUF read)", names == want, names)
+report("imatrix.sh: counts are the rows' tokens", all(float(g.tensors[n + ".counts"].values.reshape(-1)[0]) == 6 * 64
+                                                     for n in want), "")
+report("imatrix.sh: chunk_count = rows (one record per row of a batch)", g.kv["imatrix.chunk_count"][-1] == 6,
+       g.kv.get("imatrix.chunk_count"))
+report("imatrix.sh: the same values as the stages run by hand",
+       all(np.array_equal(g.tensors[n].values, h.tensors[n].values) for n in g.tensors), "")
+PYEOF
+check "imatrix.sh -H writes the per-layer Hessians too" sh -c "$PY tests/py/safetensors_read.py '$T/ex.st' | grep -q 'model.layers.1.mlp.down_proj.hessian'"
+sh examples/imatrix.sh -o "$T/x.gguf" >/dev/null 2>&1
+eq "imatrix.sh without -m prints the usage (status 2)" "$?" 2

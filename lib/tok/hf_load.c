@@ -122,6 +122,9 @@ static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *o
     if (!r || r->type != TJ_STR) return bad(l, path, "expected {\"String\": ...} or {\"Regex\": ...}");
     out->is_regex = 1;
     out->scanner = th_scanner_for(r->u.s, r->n);
+    int wn = snprintf(NULL, 0, "%s '%.*s'", path, (int)r->n, r->u.s);
+    out->where = cal_xmalloc((size_t)wn + 1);
+    snprintf(out->where, (size_t)wn + 1, "%s '%.*s'", path, (int)r->n, r->u.s);
     int ec;
     size_t eo;
     out->re = th_pcre_compile(r->u.s, r->n, &ec, &eo);
@@ -599,7 +602,6 @@ static atomic_uint_fast64_t serial_counter = 1;
 
 tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, size_t errlen)
 {
-    (void)path;
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     (void)pthread_once(&once, byte_alphabet);
     tj *root;
@@ -607,6 +609,7 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     if (!doc) return NULL;
     tok_hf *t = cal_xcalloc(1, sizeof *t);
     t->serial = atomic_fetch_add(&serial_counter, 1);
+    t->path = cal_xstrdup(path);
     ld l;
     memset(&l, 0, sizeof l);
     l.t = t; l.err = err; l.errlen = errlen;
@@ -629,7 +632,8 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
         th_added *a = &t->added[i];
         if (!a->normalized) { trie_add(&t->trie_raw, a->content, a->len, (uint32_t)i); t->has_raw = 1; continue; }
         char *nz; size_t nn;
-        if (th_normalize(t, a->content, a->len, &nz, &nn)) { bad(&l, "added_tokens", "cannot normalize an added token"); goto fail; }
+        char why[512];
+        if (th_normalize(t, a->content, a->len, &nz, &nn, why, sizeof why)) { bad(&l, "added_tokens", "%s", why); goto fail; }
         trie_add(&t->trie_norm, nz, nn, (uint32_t)i);
         t->has_norm = 1;
         free(nz);
@@ -653,6 +657,7 @@ fail:
 static void pattern_free(th_pattern *p)
 {
     free(p->lit);
+    free(p->where);
     if (p->re) pcre2_code_free(p->re);
 }
 
@@ -675,6 +680,7 @@ void tok_hf_free(tok_hf *t)
     for (size_t i = 0; i < t->ndec; i++) { free(t->dec[i].pat); free(t->dec[i].content); }
     free(t->dec);
     free(t->tmpl_pre); free(t->tmpl_post);
+    free(t->path);
     free(t);
 }
 

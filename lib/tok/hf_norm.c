@@ -1,4 +1,5 @@
 /* hf_norm.c - the normalizers of tokenizer.json (NFC, NFKC, Replace, ...). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -22,7 +23,7 @@ static void put_cp(cal_buf *b, int32_t c)
     cal_buf_add(b, tmp, (size_t)k);
 }
 
-static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o)
+static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o, char *err, size_t errlen)
 {
     switch (nm->kind) {
     case TH_N_NFC: case TH_N_NFKC: case TH_N_NFD: case TH_N_NFKD: {
@@ -46,7 +47,13 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
     case TH_N_REPLACE: {
         pcre2_match_data *md = nm->pat.re ? pcre2_match_data_create_from_pattern(nm->pat.re, NULL) : NULL;
         size_t from = 0, ms, me;
-        while (from <= len && th_pattern_next(&nm->pat, md, s, len, from, &ms, &me)) {
+        int rc;
+        while (from <= len && (rc = th_pattern_next(&nm->pat, md, s, len, from, &ms, &me)) != 0) {
+            if (rc < 0) {
+                th_pattern_error(t, &nm->pat, rc, err, errlen);
+                if (md) pcre2_match_data_free(md);
+                return -1;
+            }
             cal_buf_add(o, s + from, ms - from);
             cal_buf_add(o, nm->str, nm->str_len);
             if (me == ms) { /* empty match: keep one character and move on */
@@ -84,17 +91,17 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
         return 0;
     }
     }
-    (void)t;
+    snprintf(err, errlen, "%s: unknown normalizer", t->path);
     return -1;
 }
 
-int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len)
+int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen)
 {
     cal_buf a = { 0 }, b = { 0 };
     cal_buf_add(&a, s, len);
     for (size_t i = 0; i < t->nnorm; i++) {
         b.n = 0;
-        if (one(t, &t->norm[i], a.p ? a.p : "", a.n, &b)) { cal_buf_free(&a); cal_buf_free(&b); return -1; }
+        if (one(t, &t->norm[i], a.p ? a.p : "", a.n, &b, err, errlen)) { cal_buf_free(&a); cal_buf_free(&b); return -1; }
         cal_buf tmp = a; a = b; b = tmp;
     }
     cal_buf_free(&b);

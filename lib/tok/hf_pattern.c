@@ -2,6 +2,7 @@
  * hand-written scanners for known regexes (tok_hf_scan.c), PCRE2 otherwise.
  * Matches are leftmost-first and non-overlapping, as the reference's onig
  * find_iter; an empty match moves the search one character on. */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -24,10 +25,22 @@ int th_pattern_next(const th_pattern *p, pcre2_match_data *md, const char *s, si
     if (p->scanner != TH_RE_PCRE) return th_scan_next(p->scanner, s, len, from, ms, me);
     if (from > len) return 0;
     int rc = pcre2_match(p->re, (PCRE2_SPTR)s, len, from, PCRE2_NO_UTF_CHECK, md, NULL);
-    if (rc < 0) return 0;
+    /* The JIT's stack is small; the interpreter keeps its backtracking on the
+     * heap (PCRE2's default heap limit is 20 GB), so it finishes such matches. */
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
+        rc = pcre2_match(p->re, (PCRE2_SPTR)s, len, from, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, md, NULL);
+    if (rc == PCRE2_ERROR_NOMATCH) return 0;
+    if (rc < 0) return rc;
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
     *ms = ov[0]; *me = ov[1];
     return 1;
+}
+
+void th_pattern_error(const tok_hf *t, const th_pattern *p, int rc, char *err, size_t errlen)
+{
+    char m[160];
+    if (pcre2_get_error_message(rc, (PCRE2_UCHAR *)m, sizeof m) < 0) snprintf(m, sizeof m, "error %d", rc);
+    snprintf(err, errlen, "%s: %s: the regex engine (PCRE2) gave up: %s", t->path, p->where ? p->where : "pattern", m);
 }
 
 /* onig (the reference's engine) takes \s as Unicode White_Space; PCRE2's UCP

@@ -37,7 +37,7 @@ static const char *const atoms[] = {
 /* compares the two splitters on s; returns 1 when identical */
 static int same_split(int sc, pcre2_code *re, pcre2_match_data *md, const char *s, size_t len)
 {
-    th_pattern a = { 1, sc, NULL, 0, re }, b = { 1, TH_RE_PCRE, NULL, 0, re };
+    th_pattern a = { 1, sc, NULL, 0, re, NULL }, b = { 1, TH_RE_PCRE, NULL, 0, re, NULL };
     size_t fa = 0, fb = 0;
     for (;;) {
         size_t as = 0, ae = 0, bs = 0, be = 0;

@@ -9,12 +9,12 @@
  * are cut from it. */
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/utf8.h"
 #include "tok/hf_int.h"
+#include "tok/unicode.h"
 
 typedef struct { size_t off, len; } rng;
 
@@ -37,17 +37,11 @@ static void rpush(enc *e, int w, size_t *n, size_t off, size_t len)
     e->r[w][(*n)++] = (rng){ off, len };
 }
 
-static int ws_char(int32_t c)
-{
-    return (c >= 9 && c <= 13) || c == 32 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
+/* added tokens' lstrip/rstrip: the regex crate's \s (White_Space) */
+static int ws_char(int32_t c) { return (tu_props(c) & TU_SPACE) != 0; }
 
-static int is_numeric(int32_t c)
-{
-    utf8proc_category_t k = utf8proc_category(c);
-    return k == UTF8PROC_CATEGORY_ND || k == UTF8PROC_CATEGORY_NL || k == UTF8PROC_CATEGORY_NO;
-}
+/* the Digits pre-tokenizer: Rust's char::is_numeric (17.0) */
+static int is_numeric(int32_t c) { return (tu_props(c) & TU_NUMERIC17) != 0; }
 
 /* Splits s[a..a+n) by the pieces the behaviour makes of its matches. */
 typedef struct { size_t s, e; int m; } piece;
@@ -204,13 +198,8 @@ static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
     return rc;
 }
 
-static int is_word_char(int32_t c)
-{
-    /* as the reference's ends_with_word/starts_with_word: alphanumeric or '_' */
-    if (c == '_') return 1;
-    utf8proc_category_t k = utf8proc_category(c);
-    return (k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO) || (k >= UTF8PROC_CATEGORY_ND && k <= UTF8PROC_CATEGORY_NO);
-}
+/* the reference's ends_with_word/starts_with_word: the regex crate's \w */
+static int is_word_char(int32_t c) { return tu_regex_word(c); }
 
 typedef int (*gap_fn)(enc *e, const char *s, size_t len, size_t off);
 

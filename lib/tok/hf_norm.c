@@ -1,4 +1,6 @@
-/* hf_norm.c - the normalizers of tokenizer.json (NFC, NFKC, Replace, ...). */
+/* hf_norm.c - the normalizers of tokenizer.json (NFC, NFKC, Replace, ...),
+ * with the reference's Unicode versions (tok/unicode.h): Unicode 9.0 for the
+ * normal forms (utf8proc's 15.0 data, masked), 17.0 for Lowercase. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,19 +10,67 @@
 #include "base/err.h"
 #include "base/utf8.h"
 #include "tok/hf_int.h"
+#include "tok/unicode.h"
 
 
-static int is_ws(int32_t c)
-{
-    return (c >= 9 && c <= 13) || c == 32 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
+/* Strip: Rust's char::is_whitespace */
+static int is_ws(int32_t c) { return (tu_props(c) & TU_SPACE) != 0; }
 
 static void put_cp(cal_buf *b, int32_t c)
 {
     utf8proc_uint8_t tmp[4];
     utf8proc_ssize_t k = utf8proc_encode_char(c, tmp);
     cal_buf_add(b, tmp, (size_t)k);
+}
+
+#define HOLE 0xFDD0 /* a noncharacter: unassigned in every version */
+
+/* Normal form opt of s into o as the reference's Unicode 9.0 tables give it.
+ * A code point assigned after 9.0 is, there, a starter that neither
+ * decomposes nor composes: it is swapped for HOLE, which utf8proc treats the
+ * same way (a HOLE in the text is swapped too), and swapped back after, in
+ * order (starters keep their order). */
+static int normal_form(const char *s, size_t len, int opt, cal_buf *o)
+{
+    cal_buf in = { 0 };
+    int32_t *held = NULL;
+    size_t nheld = 0, cap = 0, start = 0;
+    for (size_t i = 0; i < len;) {
+        int32_t c;
+        size_t k = cal_utf8_next(s, len, i, &c);
+        if ((unsigned char)s[i] >= 0x80 && (tu_props(c) & TU_NEW9)) {
+            if (nheld == cap) held = cal_xrealloc(held, (cap = cap ? 2 * cap : 16) * sizeof *held);
+            held[nheld++] = c;
+            cal_buf_add(&in, s + start, i - start);
+            put_cp(&in, HOLE);
+            start = i + k;
+        }
+        i += k;
+    }
+    if (nheld) {
+        cal_buf_add(&in, s + start, len - start);
+        s = in.p;
+        len = in.n;
+    }
+    utf8proc_uint8_t *r = NULL;
+    utf8proc_ssize_t k = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len, &r, (utf8proc_option_t)opt);
+    cal_buf_free(&in);
+    if (k < 0) {
+        free(held);
+        return -1;
+    }
+    size_t from = 0, next = 0;
+    for (size_t i = 0; nheld && i + 3 <= (size_t)k; i++) {
+        if (memcmp(r + i, "\xef\xb7\x90", 3)) continue;
+        cal_buf_add(o, r + from, i - from);
+        put_cp(o, next < nheld ? held[next++] : HOLE);
+        from = i + 3;
+        i += 2;
+    }
+    cal_buf_add(o, r + from, (size_t)k - from);
+    free(r);
+    free(held);
+    return 0;
 }
 
 static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o, char *err, size_t errlen)
@@ -33,12 +83,9 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
         size_t i = 0;
         while (i < len && (unsigned char)s[i] < 0x80) i++;
         if (i == len) { cal_buf_add(o, s, len); return 0; }
-        utf8proc_uint8_t *r = NULL;
-        utf8proc_ssize_t k = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len, &r, (utf8proc_option_t)opt);
-        if (k < 0) return -1;
-        cal_buf_add(o, r, (size_t)k);
-        free(r);
-        return 0;
+        if (normal_form(s, len, opt, o) == 0) return 0;
+        snprintf(err, errlen, "%s: normalizer: utf8proc cannot normalize the text", t->path);
+        return -1;
     }
     case TH_N_PREPEND:
         if (len) cal_buf_add(o, nm->str, nm->str_len);
@@ -71,10 +118,9 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
     }
     case TH_N_LOWER:
         for (size_t i = 0; i < len;) {
-            int32_t c;
+            int32_t c, l[3];
             i += cal_utf8_next(s, len, i, &c);
-            if (c == 0x130) { cal_buf_add(o, "i\xCC\x87", 3); continue; } /* full lowercase of U+0130 */
-            put_cp(o, utf8proc_tolower(c));
+            for (int k = 0, n = tu_lower(c, l); k < n; k++) put_cp(o, l[k]);
         }
         return 0;
     case TH_N_STRIP: {

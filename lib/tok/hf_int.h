@@ -151,6 +151,7 @@ struct tok_hf {
     th_dec *dec; size_t ndec;
     uint32_t *tmpl_pre, *tmpl_post; size_t ntmpl_pre, ntmpl_post; /* single template */
     int64_t bos, eos, pad;
+    const char *bos_from, *eos_from; /* "post_processor" or "token name" */
 };
 
 /* tok_hf_bpe.c: appends the ids of one pre-token (model-space input: raw

@@ -644,6 +644,8 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     t->bos = t->ntmpl_pre ? (int64_t)t->tmpl_pre[0] : find_special(t, bos);
     t->eos = t->ntmpl_post ? (int64_t)t->tmpl_post[t->ntmpl_post - 1] : find_special(t, eos);
     t->pad = find_special(t, pad);
+    t->bos_from = t->ntmpl_pre ? "post_processor" : "token name";
+    t->eos_from = t->ntmpl_post ? "post_processor" : "token name";
     if (l.orig_own.slot) th_strmap_free(&l.orig_own);
     tj_free(doc);
     return t;
@@ -685,6 +687,40 @@ void tok_hf_free(tok_hf *t)
 }
 
 uint32_t tok_hf_vocab_size(const tok_hf *t) { return t->nids; }
-int64_t tok_hf_bos(const tok_hf *t) { return t->bos; }
-int64_t tok_hf_eos(const tok_hf *t) { return t->eos; }
-int64_t tok_hf_pad(const tok_hf *t) { return t->pad; }
+int64_t tok_hf_bos(const tok_hf *t, const char **from) { *from = t->bos_from; return t->bos; }
+int64_t tok_hf_eos(const tok_hf *t, const char **from) { *from = t->eos_from; return t->eos; }
+int64_t tok_hf_pad(const tok_hf *t, const char **from) { *from = "token name"; return t->pad; }
+
+int64_t tok_hf_token_id(const tok_hf *t, const char *s, size_t n)
+{
+    for (size_t i = t->nadded; i-- > 0;)
+        if (t->added[i].len == n && !memcmp(t->added[i].content, s, n)) return t->added[i].id;
+    for (uint32_t id = 0; id < t->nids; id++)
+        if (t->id_str[id] && t->id_len[id] == n && !memcmp(t->id_str[id], s, n)) return id;
+    return -1;
+}
+
+const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len)
+{
+    if (id >= t->nids || !t->id_str[id]) return NULL;
+    *len = t->id_len[id];
+    return t->id_str[id];
+}
+
+size_t tok_hf_template(const tok_hf *t, int post, const uint32_t **ids)
+{
+    *ids = post ? t->tmpl_post : t->tmpl_pre;
+    return post ? t->ntmpl_post : t->ntmpl_pre;
+}
+
+void tok_hf_set_template(tok_hf *t, const uint32_t *pre, size_t npre, const uint32_t *post, size_t npost)
+{
+    free(t->tmpl_pre);
+    free(t->tmpl_post);
+    t->tmpl_pre = cal_xmalloc((npre ? npre : 1) * sizeof *pre);
+    t->tmpl_post = cal_xmalloc((npost ? npost : 1) * sizeof *post);
+    if (npre) memcpy(t->tmpl_pre, pre, npre * sizeof *pre);
+    if (npost) memcpy(t->tmpl_post, post, npost * sizeof *post);
+    t->ntmpl_pre = npre;
+    t->ntmpl_post = npost;
+}

@@ -33,7 +33,7 @@ import gen_cases  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORK = os.path.join(ROOT, "build", "exact")
 TOK = os.path.join(ROOT, "build", "tokenizers")
-HF = ["llama3", "qwen3", "gemma3", "llama2", "gpt4o", "deepseek_v3", "gptoss"]
+HF = ["llama3", "qwen3", "gemma3", "mistral", "gpt4o", "deepseek_v3", "gptoss"]
 SPM = ["llama2-spm", "albert-unigram"]
 DOMAINS = ["wiki", "web", "code", "stories", "multilingual", "technical"]
 SMALL = ["whitespace", "digits", "contractions", "emoji", "combining", "rtl", "specials", "invalid-utf8"]

@@ -17,6 +17,7 @@
 #include "base/progress.h"
 #include "stream/stream.h"
 #include "tok/find.h"
+#include "tok/list.h"
 #include "tok/tokenizer.h"
 
 enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST };

@@ -10,7 +10,6 @@
 #include "base/buf.h"
 #include "base/datadir.h"
 #include "base/err.h"
-#include "tok/tokenizer.h"
 
 static int is_file(const char *p) {
     struct stat st;
@@ -51,57 +50,8 @@ char *cal_tok_find(const char *arg) {
     return p ? p : cal_xstrdup(arg);
 }
 
-typedef struct {
-    char *name, *dir;
-} entry;
-
-static int by_name(const void *a, const void *b) { return strcmp(((const entry *)a)->name, ((const entry *)b)->name); }
-
-/* Every name of every tokenizer directory, each once (the first directory
- * wins), sorted by name within a directory; *n of them, malloc'd. */
-static entry *all_names(size_t *n) {
-    char **dirs = cal_data_dirs("tokenizers", "CAL_TOKENIZERS");
-    entry *v = NULL;
-    *n = 0;
-    for (size_t d = 0; dirs[d]; d++) {
-        DIR *dp = opendir(dirs[d]);
-        if (!dp) continue;
-        size_t first = *n;
-        for (struct dirent *e; (e = readdir(dp));) {
-            char name[256];
-            size_t len = strlen(e->d_name);
-            if (e->d_name[0] == '.' || len >= sizeof name || !strcmp(e->d_name, "index.tsv")) continue;
-            memcpy(name, e->d_name, len + 1);
-            if (len > 6 && !strcmp(name + len - 6, ".model")) name[len - 6] = 0;
-            char *p = in_dir(dirs[d], name);
-            int seen = !p;
-            free(p);
-            for (size_t k = 0; k < *n && !seen; k++) seen = !strcmp(v[k].name, name);
-            if (seen) continue;
-            v = cal_xrealloc(v, (*n + 1) * sizeof *v);
-            v[*n].name = cal_xstrdup(name);
-            v[(*n)++].dir = cal_xstrdup(dirs[d]);
-        }
-        closedir(dp);
-        if (*n > first) qsort(v + first, *n - first, sizeof *v, by_name);
-    }
-    cal_data_dirs_free(dirs);
-    return v;
-}
-
-static void free_names(entry *v, size_t n) {
-    for (size_t i = 0; i < n; i++) free(v[i].name), free(v[i].dir);
-    free(v);
-}
-
-char *cal_tok_names(void) {
-    size_t n;
-    entry *v = all_names(&n);
-    cal_buf b = {0};
-    for (size_t i = 0; i < n; i++) cal_buf_addf(&b, "%s%s", i ? ", " : "", v[i].name);
-    cal_buf_addc(&b, 0);
-    free_names(v, n);
-    return b.p;
+static int by_name(const void *a, const void *b) {
+    return strcmp(((const cal_tok_entry *)a)->name, ((const cal_tok_entry *)b)->name);
 }
 
 /* NAME's source in DIR/index.tsv ("NAME<TAB>SOURCE" lines), or NULL. */
@@ -120,18 +70,49 @@ static char *source_of(const char *dir, const char *name) {
     return r;
 }
 
-size_t cal_tok_list(FILE *out) {
-    size_t n;
-    entry *v = all_names(&n);
-    for (size_t i = 0; i < n; i++) {
-        char *path = in_dir(v[i].dir, v[i].name), err[512], *src = source_of(v[i].dir, v[i].name);
-        cal_tok *t = cal_tok_load(path, err, sizeof err);
-        if (t) fprintf(out, "%s\t%u\t%s\n", v[i].name, cal_tok_vocab_size(t), src ? src : path);
-        else fprintf(out, "%s\t-\t%s (does not load: %s)\n", v[i].name, src ? src : path, err);
-        cal_tok_free(t);
-        free(path);
-        free(src);
+cal_tok_entry *cal_tok_entries(size_t *n) {
+    char **dirs = cal_data_dirs("tokenizers", "CAL_TOKENIZERS");
+    cal_tok_entry *v = NULL;
+    *n = 0;
+    for (size_t d = 0; dirs[d]; d++) {
+        DIR *dp = opendir(dirs[d]);
+        if (!dp) continue;
+        size_t first = *n;
+        for (struct dirent *e; (e = readdir(dp));) {
+            char name[256];
+            size_t len = strlen(e->d_name);
+            if (e->d_name[0] == '.' || len >= sizeof name || !strcmp(e->d_name, "index.tsv")) continue;
+            memcpy(name, e->d_name, len + 1);
+            if (len > 6 && !strcmp(name + len - 6, ".model")) name[len - 6] = 0;
+            char *p = in_dir(dirs[d], name);
+            int seen = !p;
+            for (size_t k = 0; k < *n && !seen; k++) seen = !strcmp(v[k].name, name);
+            if (seen) {
+                free(p);
+                continue;
+            }
+            v = cal_xrealloc(v, (*n + 1) * sizeof *v);
+            v[*n] = (cal_tok_entry){cal_xstrdup(name), p, source_of(dirs[d], name)};
+            (*n)++;
+        }
+        closedir(dp);
+        if (*n > first) qsort(v + first, *n - first, sizeof *v, by_name);
     }
-    free_names(v, n);
-    return n;
+    cal_data_dirs_free(dirs);
+    return v;
+}
+
+void cal_tok_entries_free(cal_tok_entry *v, size_t n) {
+    for (size_t i = 0; i < n; i++) free(v[i].name), free(v[i].path), free(v[i].source);
+    free(v);
+}
+
+char *cal_tok_names(void) {
+    size_t n;
+    cal_tok_entry *v = cal_tok_entries(&n);
+    cal_buf b = {0};
+    for (size_t i = 0; i < n; i++) cal_buf_addf(&b, "%s%s", i ? ", " : "", v[i].name);
+    cal_buf_addc(&b, 0);
+    cal_tok_entries_free(v, n);
+    return b.p;
 }

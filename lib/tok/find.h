@@ -14,12 +14,17 @@
  * nothing matches, a copy of ARG (so the load error names it). */
 char *cal_tok_find(const char *arg);
 
-/* The names a bare -t NAME finds, comma-separated (malloc'd; "" for none). */
-char *cal_tok_names(void);
+/* The names a bare -t NAME finds, each once (the first directory wins),
+ * sorted within a directory: the folder or file each resolves to, and where
+ * it came from (DIR/index.tsv, written by scripts/fetch-tokenizers.sh), or
+ * NULL. */
+typedef struct {
+    char *name, *path, *source;
+} cal_tok_entry;
+cal_tok_entry *cal_tok_entries(size_t *n);
+void cal_tok_entries_free(cal_tok_entry *v, size_t n);
 
-/* Prints each name with its vocabulary size and where it came from
- * (DIR/index.tsv, written by scripts/fetch-tokenizers.sh; else its path),
- * one per line: NAME<TAB>VOCAB<TAB>SOURCE. Returns how many. */
-size_t cal_tok_list(FILE *out);
+/* The names, comma-separated (malloc'd; "" for none). */
+char *cal_tok_names(void);
 
 #endif

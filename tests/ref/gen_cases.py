@@ -224,16 +224,19 @@ def controls():
 
 def unicode_groups(step=1):
     """Every step-th code point U+0000..U+10FFFF but the surrogates, assigned
-    or not: alone (between newlines), after a letter, as the base of a
-    combining sequence, and inside one (after a base and a mark of class 220,
-    before a mark of class 230: reordering and composition); and the controls
-    inside real text."""
+    or not, alone (between newlines); those of planes 0-3 and 14 (where every
+    assigned character is) also after a letter, as the base of a combining
+    sequence and inside one (after a base and a mark of class 220, before a
+    mark of class 230: reordering and composition), while planes 4-13, 15 and
+    16 hold only unassigned and private-use code points, alike there; and the
+    controls inside real text."""
     cps = [c for c in range(0, 0x110000, step) if not 0xD800 <= c < 0xE000]
+    lively = [c for c in cps if c < 0x40000 or 0xE0000 <= c < 0xF0000]
     return {
         "u-alone": packed(cps, "{}", "\n"),
-        "u-after-letter": packed(cps, "a{}", " "),
-        "u-base": packed(cps, "{}\u0301", " "),
-        "u-inside": packed(cps, "a\u0323{}\u0301", " "),
+        "u-after-letter": packed(lively, "a{}", " "),
+        "u-base": packed(lively, "{}\u0301", " "),
+        "u-inside": packed(lively, "a\u0323{}\u0301", " "),
         "controls": controls(),
     }
 

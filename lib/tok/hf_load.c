@@ -129,6 +129,8 @@ static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *o
     size_t eo;
     out->re = th_pcre_compile(r->u.s, r->n, &ec, &eo);
     if (!out->re) {
+        free(out->where); /* the callers free nothing of a pattern that failed */
+        out->where = NULL;
         char m[200];
         pcre2_get_error_message(ec, (PCRE2_UCHAR *)m, sizeof m);
         return bad(l, path, "regex not supported by the PCRE2 fallback at offset %zu: %s", eo, m);

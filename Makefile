@@ -59,7 +59,10 @@ LDLIBS_ALL   = $(PKG_LIBS) -lstdc++ -lm -lpthread
 # lib/LAYER/*.c: the layers are listed (and checked) in lib/README.md.
 LIB_C      := $(sort $(wildcard lib/*/*.c))
 LIB_CXX    := $(sort $(wildcard lib/*/*.cc))
-LIB_OBJ    := $(LIB_C:%.c=$(OBJ)/%.o) $(LIB_CXX:%.cc=$(OBJ)/%.o)
+# build/gen/unidata.c: lib/tok's Unicode tables, generated from pinned npm
+# packages (lib/tok/unicode.h; scripts/fetch-unicode.sh, gen-unicode.mjs).
+UNIDATA    := build/gen/unidata.c
+LIB_OBJ    := $(LIB_C:%.c=$(OBJ)/%.o) $(LIB_CXX:%.cc=$(OBJ)/%.o) $(OBJ)/gen/unidata.o
 LIB        := $(OBJ)/libcal.a
 FILTERS    := $(sort $(wildcard filters/*.c))
 PROGS      := $(FILTERS:filters/%.c=$(BIN)/%)
@@ -78,6 +81,16 @@ all: deps-quiet $(PROGS)
 
 # -MMD -MP: every object depends on the headers it includes.
 $(OBJ)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(UNIDATA): scripts/fetch-unicode.sh scripts/unicode.sha256 scripts/gen-unicode.mjs
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)sh scripts/fetch-unicode.sh && node scripts/gen-unicode.mjs build/unicode >$@.tmp && mv $@.tmp $@
+
+$(OBJ)/gen/unidata.o: $(UNIDATA)
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
@@ -170,4 +183,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/calkit
 
 clean:
-	rm -rf bin build/obj build/obj-san build/bin-san
+	rm -rf bin build/obj build/obj-san build/bin-san build/gen

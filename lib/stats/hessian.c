@@ -22,6 +22,7 @@ struct cal_hess {
     int finished;
     double *cur;           /* the block being filled */
     size_t rows;           /* rows filled in it */
+    size_t sketched;       /* rows of it already in the sketch */
 };
 
 cal_hess_stats *cal_hess_stats_new(size_t d) {
@@ -42,6 +43,7 @@ void cal_hess_stats_free(cal_hess_stats *s) {
     free(s->sumsq);
     free(s->abssum);
     free(s->absmax);
+    cal_sketch_free(s->sk);
     free(s);
 }
 
@@ -63,14 +65,28 @@ cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads) {
     return h;
 }
 
+void cal_hess_sketch(cal_hess *h) {
+    if (!h->s->sk) h->s->sk = cal_sketch_new(h->s->d);
+}
+
 int cal_hess_threads(const cal_hess *h) { return cal_psyrk_threads(h->p); }
 
 size_t cal_hess_block_rows(const cal_hess *h) { return h->block; }
 
 double *cal_hess_row(cal_hess *h) { return h->cur + h->rows * h->ld; }
 
+/* The block's rows not yet sketched go into the sketch in one pass over
+ * tiles of channels (row by row, every row would touch d far-apart buckets). */
+static void sketch_pending(cal_hess *h) {
+    if (h->s->sk && h->rows > h->sketched)
+        cal_sketch_add_rows(h->s->sk, h->cur + h->sketched * h->ld, h->ld, h->rows - h->sketched, 1);
+    h->sketched = h->rows;
+}
+
 /* Hands the filled block to the workers and moves on to a free one. */
 static void dispatch(cal_hess *h) {
+    sketch_pending(h);
+    h->sketched = 0;
     cal_psyrk_submit(h->p, h->rows);
     h->cur = cal_psyrk_block(h->p);
     h->rows = 0;
@@ -100,6 +116,11 @@ void cal_hess_commit(cal_hess *h) {
 void cal_hess_commit_weighted(cal_hess *h, uint64_t c) {
     double *x = cal_hess_row(h), r = sqrt((double)c);
     add_stats(h->s, x, (double)c);
+    if (h->s->sk) {
+        sketch_pending(h);
+        cal_sketch_add_rows(h->s->sk, x, h->ld, 1, c);
+        h->sketched++;
+    }
     for (size_t j = 0; j < h->s->d; j++) x[j] *= r;
     if (++h->rows == h->block) dispatch(h);
 }

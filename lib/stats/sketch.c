@@ -74,13 +74,13 @@ static inline void add_value(uint64_t *c, double v, uint64_t w) {
     c[2 + (u >> 63 ? 0 : N) + (b + N - c[0])] += w;
 }
 
-void cal_sketch_add_rows(cal_sketch *s, const double *x, size_t ld, size_t n, uint64_t w) {
+void cal_sketch_add_rows(cal_sketch *s, const double *x, size_t ld, size_t n, uint64_t w, size_t j0, size_t j1) {
     const size_t T = 8; /* channels per tile: one cache line of a row */
-    for (size_t j0 = 0; j0 < s->d; j0 += T) {
-        size_t j1 = j0 + T < s->d ? j0 + T : s->d;
+    for (size_t t0 = j0; t0 < j1; t0 += T) {
+        size_t t1 = t0 + T < j1 ? t0 + T : j1;
         for (size_t r = 0; r < n; r++) {
             const double *row = x + r * ld;
-            for (size_t j = j0; j < j1; j++) {
+            for (size_t j = t0; j < t1; j++) {
                 add_value(s->c + j * CAL_SKETCH_STRIDE, row[j], w);
                 minmax(&s->min[j], &s->max[j], row[j]);
             }

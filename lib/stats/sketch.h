@@ -53,9 +53,10 @@ typedef struct {
 
 cal_sketch *cal_sketch_new(size_t d);
 void cal_sketch_free(cal_sketch *s);
-/* Adds n rows of d finite values (row r at x + r * ld), each with weight w.
- * Works on tiles of channels so that their buckets stay in cache. */
-void cal_sketch_add_rows(cal_sketch *s, const double *x, size_t ld, size_t n, uint64_t w);
+/* Adds channels [j0, j1) of n rows of finite values (row r at x + r * ld),
+ * each with weight w. Works on tiles of channels so that their buckets stay
+ * in cache; disjoint channel ranges may be added from different threads. */
+void cal_sketch_add_rows(cal_sketch *s, const double *x, size_t ld, size_t n, uint64_t w, size_t j0, size_t j1);
 /* Adds channel j of src into channel k of dst (the same as having added
  * src's values there). */
 void cal_sketch_merge_channel(cal_sketch *dst, size_t k, const cal_sketch *src, size_t j);

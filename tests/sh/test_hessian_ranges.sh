@@ -43,6 +43,8 @@ write(f"{T}/all.cal", [X[:1000], X[1000:4000], X[4000:]])
 # shards: the outlier row (17) and the wide channel's largest values in
 # different shards, so that their windows slide at different times
 write(f"{T}/s1.cal", [X[:1000]]); write(f"{T}/s2.cal", [X[1000:4000]]); write(f"{T}/s3.cal", [X[4000:]])
+W = (rng.standard_t(4, (1500, 300)) * np.exp(rng.uniform(-5, 5, 300))).astype(np.float32)
+np.save(f"{T}/W.npy", W); write(f"{T}/wide.cal", [W[:700], W[700:]])
 Y = X.copy(); Y[5, 3] = np.nan; Y[9, 0] = np.inf
 write(f"{T}/bad.cal", [Y])
 write(f"{T}/good.cal", [np.delete(X, [5, 9], 0)])
@@ -108,6 +110,11 @@ verify() { n=$1; shift; check "$n" $PY "$T/verify.py" "$@"; [ -s "$T/.out" ] && 
 
 check "adversarial channels" cal-hessian --dtype f64 --percentiles $PCT -o "$T/all.st" "$T/all.cal"
 verify "adversarial channels within the bound, min/max exact" "$T/all.st" "$T/X.npy"
+# The sketch is split by channels over the workers: the same bytes for any N.
+check "3 threads, blocks of 100 rows" cal-hessian --dtype f64 --percentiles $PCT --threads 3 --block 100 -o "$T/t3.st" "$T/wide.cal"
+verify "300 channels in 3 ranges within the bound" "$T/t3.st" "$T/W.npy"
+check "1 thread, blocks of 100 rows" cal-hessian --dtype f64 --percentiles $PCT --threads 1 --block 100 -o "$T/t1.st" "$T/wide.cal"
+same "--threads 3 and 1 write the same bytes" "$T/t3.st" "$T/t1.st"
 check "f16 input" cal-hessian --percentiles $PCT -o "$T/f16.st" "$T/f16.cal"
 verify "f16 input within the bound" "$T/f16.st" "$T/F.npy"
 check "bf16 input" cal-hessian --percentiles $PCT -o "$T/bf16.st" "$T/bf16.cal"

@@ -25,11 +25,14 @@
  * each is estimated within CAL_SKETCH_ALPHA * |v| (2^-7: the bucket's
  * 2LU/(L+U) point; v_0 and v_{n-1} exactly, from min and max) or, when it is
  * below the window, as 0 within CAL_SKETCH_FLOOR(max|x|), so
- *     |estimate - q| <= 2^-7 ((1-f)|v_i| + f|v_{i+1}|) + max|x| 2^-12 (1+2^-6).
+ *     |estimate - q| <= 2^-7 ((1-f)|v_i| + f|v_{i+1}|)
+ *                        + max(max|x| 2^-12 (1+2^-6), DBL_MIN).
  * Inf and NaN never reach a sketch: cal-hessian refuses or skips such rows. */
 #ifndef CAL_STATS_SKETCH_H
 #define CAL_STATS_SKETCH_H
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,7 +40,7 @@
 #define CAL_SKETCH_N (12 << CAL_SKETCH_MBITS)                  /* buckets per sign: 768 */
 #define CAL_SKETCH_STRIDE (2 + 2 * CAL_SKETCH_N)               /* uint64 per channel */
 #define CAL_SKETCH_ALPHA 0.0078125                             /* 2^-7 */
-#define CAL_SKETCH_FLOOR(absmax) ((absmax) * (1.0 + 1.0 / 64) / 4096)
+#define CAL_SKETCH_FLOOR(absmax) fmax((absmax) * (1.0 + 1.0 / 64) / 4096, DBL_MIN)
 #define CAL_SKETCH_FORMAT "loglinear-m6-w768" /* names the layout in the result file */
 
 /* Channel layout (also the rows of the result's "sketch" tensor):

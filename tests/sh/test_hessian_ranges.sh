@@ -80,7 +80,7 @@ def bound(v, p):
     statistics numpy interpolates, plus the window floor."""
     s = np.sort(v); h = (len(s) - 1) * (p / 100); i = int(np.floor(h)); f = h - i
     j = min(i + 1, len(s) - 1)
-    return A * ((1 - f) * abs(s[i]) + f * abs(s[j])) + FL * np.max(np.abs(s))
+    return A * ((1 - f) * abs(s[i]) + f * abs(s[j])) + max(FL * np.max(np.abs(s)), np.finfo(float).tiny)
 def check(name, got, v, p):
     want = np.percentile(v, p)
     if not abs(got - want) <= bound(v, p): bad.append(f"{name} p={p}: got {got!r} want {want!r} bound {bound(v, p)!r}")

@@ -161,6 +161,7 @@ typedef struct {
 static void vectors(run *R, cal_reader *r, const cal_rec *rec) {
     cal_vec_view v = cal_vectors(rec);
     if (!R->h) {
+        if (!v.d || v.d > CAL_HESS_MAX_D) cal_reader_die(r, rec, "VECTORS record has d = %u, not 1 to %u", v.d, CAL_HESS_MAX_D);
         R->d = v.d;
         R->h = cal_hess_new(v.d, R->o->block, R->o->threads);
     } else if (v.d != R->d) {

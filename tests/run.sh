@@ -13,8 +13,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
 log=$(mktemp -d "${TMPDIR:-/tmp}/calcheck.XXXXXX")
 trap 'rm -rf "$log"' EXIT
 pass=0 fail=0 skip=0
-for t in "$CAL_UNIT"/test_* tests/sh/*.sh; do
+for t in "$CAL_UNIT"/test_* tests/sh/*.sh tests/hostile/*.sh; do
   [ -e "$t" ] || continue
+  case "$t" in *.sh) ;; *) [ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue ;; esac
   name=$(basename "$t")
   case "$name" in *${TESTS:-}*) ;; *) continue ;; esac
   start=$(date +%s)

@@ -128,7 +128,8 @@ static void detect(cal_insrc *s) {
         s->codec = C_GZIP;
         if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) cal_die("out of memory (zlib)");
         s->z_live = 1;
-    } else if (n >= 4 && cal_ld32(b) == 0xFD2FB528u) {
+    } else if (n >= 4 && (cal_ld32(b) == 0xFD2FB528u || (cal_ld32(b) & 0xFFFFFFF0u) == 0x184D2A50u)) {
+        /* a zstd frame, or a skippable frame (pzstd starts every file with one) */
         s->codec = C_ZSTD;
         s->zd = ZSTD_createDCtx();
         if (!s->zd) cal_die("out of memory (zstd)");

@@ -38,6 +38,7 @@
 #include "base/utf8.h"
 #include "stream/stream.h"
 #include "tok/hf.h"
+#include "tok/spm_chunk.h"
 #include "tok/spm_shim.h"
 
 typedef struct {
@@ -51,6 +52,7 @@ struct cal_tok {
     spm_shim *spm;
     char *name;
     uint64_t fp;
+    spm_chunking chunking;   /* spm only: how long texts are encoded */
     special_piece *specials; /* spm only: longest first */
     size_t nspecials;
     unsigned char first_byte[256]; /* first bytes of special pieces */
@@ -164,7 +166,10 @@ cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
     } else {
         char why[256];
         t->spm = spm_shim_load(data, len, why, sizeof why);
-        if (t->spm) spm_collect_specials(t);
+        if (t->spm) {
+            spm_collect_specials(t);
+            t->chunking = spm_chunking_of(t->spm, data, len);
+        }
         else set_err(err, errlen, "neither JSON (tokenizer.json) nor a SentencePiece model (%s)", why);
     }
     free(data);
@@ -200,7 +205,7 @@ static int spm_encode(const cal_tok *t, const char *s, size_t n, unsigned flags,
     if ((flags & CAL_TOK_ADD_SPECIAL) && spm_shim_bos(t->spm) >= 0)
         cal_ids_push(out, (uint32_t)spm_shim_bos(t->spm));
     if (!(flags & CAL_TOK_PARSE_SPECIAL) || !t->nspecials)
-        return spm_shim_encode(t->spm, s, n, out, err, errlen);
+        return spm_chunk_encode(t->spm, &t->chunking, s, n, out, err, errlen);
     size_t start = 0;
     for (size_t i = 0; i < n;) {
         const special_piece *sp = special_at(t, s, i, n);
@@ -208,12 +213,12 @@ static int spm_encode(const cal_tok *t, const char *s, size_t n, unsigned flags,
             i++;
             continue;
         }
-        if (i > start && spm_shim_encode(t->spm, s + start, i - start, out, err, errlen)) return -1;
+        if (i > start && spm_chunk_encode(t->spm, &t->chunking, s + start, i - start, out, err, errlen)) return -1;
         cal_ids_push(out, sp->id);
         i += sp->len;
         start = i;
     }
-    if (n > start) return spm_shim_encode(t->spm, s + start, n - start, out, err, errlen);
+    if (n > start) return spm_chunk_encode(t->spm, &t->chunking, s + start, n - start, out, err, errlen);
     return 0;
 }
 

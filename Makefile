@@ -59,6 +59,9 @@ FILTERS    := $(sort $(wildcard filters/*.c))
 PROGS      := $(FILTERS:filters/%.c=$(BIN)/%)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(OBJ)/tests/%)
+# The hostile-input suite (tests/hostile/): unit tests like the others.
+HOSTILE_SRC := $(sort $(wildcard tests/hostile/test_*.c))
+UNIT_BIN   += $(HOSTILE_SRC:tests/hostile/%.c=$(OBJ)/tests/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
@@ -99,6 +102,11 @@ $(BIN)/%: filters/%.c $(LIB)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -MF $(OBJ)/filters/$*.d -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 $(OBJ)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(say) LINK $@
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+$(OBJ)/tests/%: tests/hostile/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)

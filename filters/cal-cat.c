@@ -359,7 +359,7 @@ int main(int argc, char **argv) {
     char **files;
     int nfiles;
     parse_args(&o, argc, argv, &files, &nfiles);
-    if (o.import) return run_import(&o, argc, argv);
+    if (o.import) return free(files), run_import(&o, argc, argv);
     char *tok_path = NULL;
     if (o.tokenizer) {
         char terr[1024];

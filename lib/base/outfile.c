@@ -288,16 +288,13 @@ void cal__ignore_sigpipe(void) {
 }
 
 cal_file *cal_file_create(const char *path) {
+    int named = path && strcmp(path, "-");
+    char *tmp = NULL, *final = NULL;
+    int fd = named ? cal__open_out(path, &tmp, &final) : 1; /* before allocating: see cal_writer_open */
+    if (!named) cal__ignore_sigpipe();
     cal_file *f = cal_xcalloc(1, sizeof *f);
-    if (!path || !strcmp(path, "-")) {
-        cal__ignore_sigpipe();
-        f->fd = 1;
-        f->path = cal_xstrdup("stdout");
-    } else {
-        f->path = cal_xstrdup(path);
-        f->fd = cal__open_out(path, &f->tmp, &f->final);
-        f->named = 1;
-    }
+    f->fd = fd, f->tmp = tmp, f->final = final, f->named = named;
+    f->path = cal_xstrdup(named ? path : "stdout");
     cal_buf_reserve(&f->buf, 1u << 20);
     return f;
 }

@@ -139,9 +139,11 @@ static void detect(cal_insrc *s) {
 
 cal_insrc *cal_insrc_open(const char *path) {
     int std = !path || strcmp(path, "-") == 0;
+    /* Opened before anything is allocated: dying here leaks nothing. */
+    int fd = std ? 0 : open(path, O_RDONLY);
+    if (fd < 0) cal_die("%s: %s", path, strerror(errno));
     cal_insrc *s = make(std ? "stdin" : path);
-    s->fd = std ? 0 : open(path, O_RDONLY);
-    if (s->fd < 0) cal_die("%s: %s", path, strerror(errno));
+    s->fd = fd;
     s->in = cal_xmalloc(IN_CAP);
     detect(s);
     return s;

@@ -135,7 +135,8 @@ static int parse_dict(npy_hdr *x) {
         skip_ws(x);
         if (!word(x, ":")) return bad(x, "expected ':'");
         skip_ws(x);
-        if (which == 0 && !quoted(x, &x->descr, &x->descr_len)) return bad(x, "descr is not a quoted dtype");
+        if (which == 0 && x->p < x->end && *x->p != '\'' && *x->p != '"') return bad(x, "descr is not a quoted dtype");
+        if (which == 0 && !quoted(x, &x->descr, &x->descr_len)) return 0;
         if (which == 1) {
             if (word(x, "False")) x->fortran = 0;
             else if (word(x, "True")) x->fortran = 1;

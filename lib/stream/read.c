@@ -232,7 +232,13 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
 static cal_reader *open_common(cal_reader *r) {
     char err[256];
     uint64_t off = 0;
-    if (read_header(r, &r->meta, err, sizeof err, &off)) cal_die_at(r->name, off, "%s", err);
+    if (read_header(r, &r->meta, err, sizeof err, &off)) {
+        /* Freed before dying, so a bad input leaks nothing (LeakSanitizer). */
+        char name[1024];
+        snprintf(name, sizeof name, "%s", r->name);
+        cal_reader_close(r);
+        cal_die_at(name, off, "%s", err);
+    }
     return r;
 }
 

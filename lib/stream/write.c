@@ -42,20 +42,17 @@ static void writer_die(cal_writer *w, const char *fmt, ...) {
 }
 
 cal_writer *cal_writer_open(const char *path) {
+    int named = path && strcmp(path, "-");
+    char *tmp = NULL, *final = NULL;
+    /* Opened before anything is allocated: dying here leaks nothing. */
+    int fd = named ? cal__open_out(path, &tmp, &final) : 1;
+    if (isatty(fd))
+        cal_usage_error("%s: refusing to write a binary cal-stream to a terminal (pipe it or use -o FILE)",
+                        named ? path : "stdout");
+    if (!named) cal__ignore_sigpipe();
     cal_writer *w = cal_xcalloc(1, sizeof *w);
-    if (!path || !strcmp(path, "-")) {
-        if (isatty(1))
-            cal_usage_error("refusing to write a binary cal-stream to a terminal (pipe it or use -o FILE)");
-        cal__ignore_sigpipe();
-        w->fd = 1;
-        w->name = cal_xstrdup("stdout");
-    } else {
-        w->name = cal_xstrdup(path);
-        w->fd = cal__open_out(path, &w->tmp, &w->final);
-        w->named = 1;
-        if (!w->tmp && isatty(w->fd))
-            cal_usage_error("%s: refusing to write a binary cal-stream to a terminal", path);
-    }
+    w->fd = fd, w->tmp = tmp, w->final = final, w->named = named;
+    w->name = cal_xstrdup(named ? path : "stdout");
     w->buf = cal_xmalloc(WRITE_BUF);
     return w;
 }

@@ -63,6 +63,9 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(OBJ)/tests/%)
 HOSTILE_SRC := $(sort $(wildcard tests/hostile/test_*.c))
 UNIT_BIN   += $(HOSTILE_SRC:tests/hostile/%.c=$(OBJ)/tests/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+# Each fuzz target also runs without libFuzzer over its kept corpus
+# (tests/fuzz/corpus/NAME), in make check: tests/hostile/fuzz_corpus.sh.
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(OBJ)/tests/%)
 DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
 .PHONY: all deps check install uninstall clean corpora tokenizers bench fuzz setup demo
@@ -106,6 +109,11 @@ $(OBJ)/tests/%: tests/unit/%.c $(LIB)
 	$(say) LINK $@
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
 
+$(OBJ)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
+	@mkdir -p $(@D)
+	$(say) LINK $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(LIB) $(LDLIBS_ALL)
+
 $(OBJ)/tests/%: tests/hostile/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(say) LINK $@
@@ -121,7 +129,7 @@ deps-quiet:
 
 # The suite compares against the built-in corpora and real tokenizers, so it
 # builds/fetches them first (both are no-ops when up to date).
-check: deps-quiet $(PROGS) $(UNIT_BIN)
+check: deps-quiet $(PROGS) $(UNIT_BIN) $(FUZZ_REPLAY)
 	@sh scripts/deps.sh test
 	@sh corpora/build.sh
 	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi

@@ -520,8 +520,7 @@ static void base_label(const char *path, char *out, size_t cap) {
     }
     if (n > CAL_MAX_LABEL) n = CAL_MAX_LABEL;
     if (n >= cap) n = cap - 1;
-    memcpy(out, b, n);
-    out[n] = 0;
+    cal_label_from_name(b, n, out); /* a valid label: control bytes and bad UTF-8 become '_' */
 }
 
 static int format_from_name(const char *path) {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,8 +32,8 @@ typedef struct {
 /* Set to keep the child's stdout (a test of writing to it). */
 static int h_keep_stdout;
 
-/* Runs fn(arg) in a child (stdout to /dev/null, stderr captured); a child
- * that returns exits 0. Sanitizer reports show up as their exit codes
+/* Runs fn(arg) in a child (stdout to /dev/null, stderr captured; files of
+ * at most 256 MiB, 120 s); a child that returns exits 0. Sanitizer reports show up as their exit codes
  * (tests/run.sh sets 99 and 98) and in err. */
 static inline h_outcome h_run(void (*fn)(void *), void *arg) {
     h_outcome o;
@@ -43,6 +44,12 @@ static inline h_outcome h_run(void (*fn)(void *), void *arg) {
     if (pipe(p) != 0) abort();
     pid_t pid = fork();
     if (pid == 0) {
+        /* A broken build must fail the test, not hang it or fill the disk
+         * (2^40 empty rows were once written until ENOSPC). */
+        struct rlimit fsize = {256u << 20, 256u << 20};
+        setrlimit(RLIMIT_FSIZE, &fsize);
+        signal(SIGXFSZ, SIG_IGN); /* writes past it fail with EFBIG */
+        alarm(120);
         close(p[0]);
         dup2(p[1], 2);
         close(p[1]);

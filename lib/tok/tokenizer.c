@@ -20,7 +20,9 @@
  *                           one (each gets SentencePiece's own dummy prefix),
  *                           as LlamaTokenizer (legacy) splits on its special
  *                           tokens. User-defined pieces are always matched
- *                           by SentencePiece itself. */
+ *                           by SentencePiece itself.
+ *  - Long texts go to SentencePiece in pieces where that gives the same ids
+ *    (spm_chunk.h), else up to a limit, so memory stays bounded. */
 #include "tok/tokenizer.h"
 
 #include <errno.h>

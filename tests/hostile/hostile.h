@@ -142,6 +142,23 @@ static inline const char *h_path(const char *dir, const char *name) {
     return path[k];
 }
 
+/* The whole of a (small) file, malloc'd; NULL when it cannot be read. */
+static inline uint8_t *h_slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    uint8_t *p = malloc(1 << 20);
+    *n = p ? fread(p, 1, 1 << 20, f) : 0;
+    fclose(f);
+    return p;
+}
+
+/* Removes the test's temp dir; 0 on success. */
+static inline int h_rmdir(const char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
 /* Writes bytes to a file (the test's temp dir); returns the path. */
 static inline const char *h_file(const char *dir, const char *name, const void *p, size_t n) {
     const char *path = h_path(dir, name);

@@ -77,6 +77,36 @@ import json, sys
 h, r = [json.loads(l) for l in sys.stdin]
 print(r["label"], [v for k, v in h["meta"] if k == "stage"][0])')" "caf_ cal-read -f text \$'caf\\xe9.txt'"
 
+# -- cal-hessian: messages name the file and offset; UTF-8 metadata is kept ----
+$PY - "$T" <<'EOF'
+import json, struct, sys
+import numpy as np
+sys.path.insert(0, "examples")
+import calstream as cs
+t = sys.argv[1]
+meta = [("stage", "dump-activations.py caf\u00e9 \u65e5\u672c")]
+x = np.arange(8, dtype="<f4").reshape(2, 4)
+open(t + "/d0.cal", "wb").write(cs.header(meta) + cs.record(cs.VECTORS, "v", 1, struct.pack("<IIB3xI", 3, 0, 1, 0)) + cs.end(1))
+open(t + "/v.cal", "wb").write(cs.header(meta) + cs.record(cs.VECTORS, "v", 1, cs.vectors_payload(x)) + cs.end(1))
+E = np.ones((4, 3), dtype="<f4"); E[2, 1] = np.nan
+h = json.dumps({"model.embed_tokens.weight": {"dtype": "F32", "shape": [4, 3], "data_offsets": [0, 48]}}).encode()
+h += b" " * (-len(h) % 8)
+open(t + "/emb.safetensors", "wb").write(struct.pack("<Q", len(h)) + h + E.tobytes())
+open(t + "/tok.cal", "wb").write(cs.header(meta) + cs.tokens("t", 1, [0, 2]) + cs.end(1))
+EOF
+expect_fail "VECTORS of d = 0: the record is named (was: vector width 0 is out of range)" 1 \
+  "d0.cal: byte 63: VECTORS record has d = 0, not 1 to 1048576$" cal-hessian -o "$T/h.safetensors" "$T/d0.cal"
+off=$($PY -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); print(8 + struct.unpack("<Q", b[:8])[0] + 2 * 12)' "$T/emb.safetensors")
+expect_fail "a NaN in an embedding row names the model file, the row's offset and the tensor" 1 \
+  "emb.safetensors: byte $off: embedding row 2 of 'model.embed_tokens.weight' holds NaN or Inf$" \
+  cal-hessian --embed "$T/emb.safetensors" -o "$T/h.safetensors" "$T/tok.cal"
+cal-hessian -o "$T/h.safetensors" "$T/v.cal"
+eq "cal-hessian -o keeps non-ASCII stream metadata" "$($PY -c '
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+print(json.loads(b[8:8 + struct.unpack("<Q", b[:8])[0]])["__metadata__"]["stage"].splitlines()[0])' "$T/h.safetensors")" \
+  "dump-activations.py café 日本"
+
 # -- -o: a FIFO with a reader, a private device node, process substitution, stdout
 mkfifo "$T/fifo"
 timeout 60 cat "$T/fifo" >"$T/from-fifo" & # a writer that replaced the FIFO never opens it

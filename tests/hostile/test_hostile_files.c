@@ -117,6 +117,7 @@ static void test_safetensors(void) {
          "\"b\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[8,24]}}", "overlap"},
         {"{\"t\":{\"dtype\":\"I64\",\"shape\":[2,2],\"data_offsets\":[0,32]},\"t\":{}}", "bad JSON header"},
         {"{\"__metadata__\":{\"k\":1}}", "is not a string"},
+        {"{\"__metadata__\":{\"k\":\"caf\xe9\"}}", "bad JSON header"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         st_file(&b, bad[i][0], 32);
@@ -170,15 +171,6 @@ static void import(void *arg) {
     cal_writer_close(w);
 }
 
-static uint8_t *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    uint8_t *p = malloc(1 << 20);
-    *n = fread(p, 1, 1 << 20, f);
-    fclose(f);
-    return p;
-}
-
 static void test_rowfile(void) {
     cal_buf b = {0};
     /* rows of length 0: imported, with no memcpy from a NULL ids array */
@@ -226,7 +218,7 @@ static void test_rowfile(void) {
     import_path = st;
     EXPECT_OK(import, NULL, "the export imports");
     size_t n1, n2;
-    uint8_t *a = slurp(src, &n1), *c = slurp(h_path(dir, "import.cal"), &n2);
+    uint8_t *a = h_slurp(src, &n1), *c = h_slurp(h_path(dir, "import.cal"), &n2);
     CHECK(a && c && n1 == n2 && !memcmp(a, c, n1), "stream -> .safetensors -> stream is byte-identical (%zu, %zu bytes)",
           n1, n2);
     free(a);
@@ -241,8 +233,6 @@ int main(void) {
     test_safetensors();
     test_st_writer();
     test_rowfile();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) return 1;
+    if (h_rmdir(dir)) return 1;
     TEST_END();
 }

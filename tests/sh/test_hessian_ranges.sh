@@ -232,11 +232,9 @@ verify "label 2 within the bound" "$T/lab.st" "$T/X2.npy" blk.0.ffn_down.weight
 if $PY -c "import torch" 2>/dev/null; then
   $PY - "$T" <<'PYEOF' || not_ok "torch model"
 import sys, numpy as np, torch
+from hessian_lib import tiny_torch_model
 T = sys.argv[1]
-torch.manual_seed(0)
-m = torch.nn.Sequential(torch.nn.Embedding(500, 24), torch.nn.Linear(24, 24), torch.nn.ReLU(), torch.nn.Linear(24, 8))
-torch.save(m, f"{T}/tm.pt")
-ids = np.random.default_rng(1).integers(0, 500, (6, 50)).astype(np.int64)
+m, ids = tiny_torch_model(f"{T}/tm.pt")
 np.save(f"{T}/tids.npy", ids)
 with torch.no_grad():
     np.save(f"{T}/act.npy", np.concatenate([m[:3](torch.as_tensor(ids[i:i + 4])).reshape(-1, 24).numpy() for i in (0, 4)]))

@@ -15,6 +15,7 @@
 #include "base/hash.h"
 #include "base/num.h"
 #include "base/progress.h"
+#include "base/utf8.h"
 #include "io/insrc.h"
 #include "io/jsonscan.h"
 #include "io/parquet.h"
@@ -44,6 +45,12 @@ static const char USAGE[] =
     "      --strict         invalid UTF-8 or NUL bytes are errors, not U+FFFD\n"
     "      --crlf           turn CRLF line ends into LF\n"
     "      --nfc            normalize text to Unicode NFC\n"
+    "      --strip          strip surrounding whitespace as Python's str.strip()\n"
+    "      --lines          each line of each document is a document (empty lines\n"
+    "                       kept, lines of only whitespace dropped)\n"
+    "      --join SEP       join all documents (empty ones too) into one, separated\n"
+    "                       by SEP (\\n, \\t, \\r and \\\\ understood)\n"
+    "      --empty STR      with --join: an empty document joins as STR\n"
     "      --list           list the built-in corpora and exit\n"
     "  -v, --verbose        print a summary on stderr\n"
     "      --progress       show progress on stderr\n"
@@ -62,8 +69,9 @@ static const char *const CORPORA[][2] = {
 
 /* ---- options and counters ------------------------------------------------ */
 static struct {
-    int format, template, strict, crlf, nfc, dedup, verbose, progress;
+    int format, template, strict, crlf, nfc, dedup, verbose, progress, strip, lines;
     const char *sep, *field, *label, *output;
+    char *join, *empty;  /* --join, --empty (unescaped), or NULL */
     uint64_t min_chars, max_chars, max_docs, shard_i, shard_n, sample, seed;
     int have_seed, have_sample;
 } opt = {.field = "text"};
@@ -159,12 +167,51 @@ static int cmp_key(const void *a, const void *b) {
 }
 
 /* ---- the last steps of every document ------------------------------------ */
+/* ---- --join: every written document appended to one ----------------------- */
+static cal_buf joined;
+static char join_label[CAL_MAX_LABEL + 1];
+static uint64_t joined_docs;
+
+static void write_doc(const char *label, uint64_t id, const char *text, size_t n) {
+    if (!opt.join) {
+        cal_write_text(W, label, id, text, n);
+        return;
+    }
+    if (joined_docs++) cal_buf_add(&joined, opt.join, strlen(opt.join));
+    else snprintf(join_label, sizeof join_label, "%s", label);
+    if (!n && opt.empty) cal_buf_add(&joined, opt.empty, strlen(opt.empty));
+    else cal_buf_add(&joined, text, n);
+}
+
+static void write_joined(void) {
+    if (opt.join && joined_docs)
+        cal_write_text(W, join_label, cal_hash(joined.p ? joined.p : "", joined.n), joined.p ? joined.p : "", joined.n);
+    cal_buf_free(&joined);
+}
+
+/* "\n\n" as written on the command line to the two newlines it means. */
+static char *unescape(const char *opt_name, const char *v) {
+    char *out = cal_xmalloc(strlen(v) + 1), *o = out;
+    for (; *v; v++) {
+        if (*v != '\\') { *o++ = *v; continue; }
+        switch (*++v) {
+        case 'n': *o++ = '\n'; break;
+        case 't': *o++ = '\t'; break;
+        case 'r': *o++ = '\r'; break;
+        case '\\': *o++ = '\\'; break;
+        default: cal_usage_error("%s: unknown escape '\\%c' (\\n, \\t, \\r, \\\\)", opt_name, *v ? *v : ' ');
+        }
+    }
+    *o = 0;
+    return out;
+}
+
 static void output(const char *label, const char *text, size_t n) {
     uint64_t id = cal_hash(text, n);
     if (opt.dedup && dedup_seen(id)) { st.dups++; return; }
     if (opt.shard_n && id % opt.shard_n != opt.shard_i) { st.other_shard++; return; }
     if (opt.have_sample) { sample_add(label, id, text, n); return; }
-    cal_write_text(W, label, id, text, n);
+    write_doc(label, id, text, n);
     st.docs++, st.bytes += n;
     cal_progress_tick(&P, st.docs, st.bytes);
     if (opt.max_docs && st.docs >= opt.max_docs) done = 1;
@@ -226,9 +273,33 @@ static size_t utf8_seq(const uint8_t *p, size_t n) {
 
 /* Text hygiene, then the length rules. mapped: byte i of the document is
  * byte off+i of the input (else errors name off, the record's offset). */
+/* --strip and --lines, then the length rules. The peers that strip, split
+ * lines or join keep the empty documents these leave (exllamav3 encodes an
+ * empty line with BOS and EOS), so those are written too. */
+static void pieces(const char *label, const char *text, size_t n) {
+    if (opt.strip) {
+        size_t a, b;
+        cal_utf8_py_strip(text, n, &a, &b);
+        text += a, n = b - a;
+    }
+    if (!opt.lines) {
+        length_rules(label, text, n);
+        return;
+    }
+    /* exllamav3: text.split("\n"), then [a for a in lines if not a.isspace()] */
+    for (size_t i = 0; !done;) {
+        const char *nl = memchr(text + i, '\n', n - i);
+        size_t end = nl ? (size_t)(nl - text) : n;
+        if (!cal_utf8_py_isspace(text + i, end - i)) length_rules(label, text + i, end - i);
+        else st.short_docs++;
+        if (!nl) break;
+        i = end + 1;
+    }
+}
+
 static void document(const char *name, const char *label, const char *text, size_t n,
                      uint64_t off, int mapped) {
-    if (done || n == 0) return;
+    if (done || (n == 0 && !opt.join && !opt.lines && !opt.strip)) return;
     const uint8_t *p = (const uint8_t *)text;
     size_t i = 0;
     int clean = 1;
@@ -281,7 +352,7 @@ static void document(const char *name, const char *label, const char *text, size
         free(out);
         text = tmp2.p, n = tmp2.n;
     }
-    length_rules(label, text, n);
+    pieces(label, text, n);
 }
 
 /* Trims surrounding whitespace (mapped offsets follow). */
@@ -753,6 +824,10 @@ int main(int argc, char **argv) {
         } else if (IS("--strict")) opt.strict = 1;
         else if (IS("--crlf")) opt.crlf = 1;
         else if (IS("--nfc")) opt.nfc = 1;
+        else if (IS("--strip")) opt.strip = 1;
+        else if (IS("--lines")) opt.lines = 1;
+        else if (IS("--join")) free(opt.join), opt.join = unescape("--join", need(argc, argv, &i, "--join"));
+        else if (IS("--empty")) free(opt.empty), opt.empty = unescape("--empty", need(argc, argv, &i, "--empty"));
         else if (IS("--list")) list = 1;
         else if (IS("-v") || IS("--verbose")) opt.verbose = 1;
         else if (IS("--progress")) opt.progress = 1;
@@ -763,6 +838,7 @@ int main(int argc, char **argv) {
     if (nsrc == 0) cal_usage_error("no SOURCE given (a corpus name, file, directory or -)");
     if (opt.have_seed && !opt.have_sample) cal_usage_error("--seed goes with --sample");
     if (opt.template != T_PLAIN && opt.format == F_PARQUET) cal_usage_error("--template applies to JSON chat records");
+    if (opt.empty && !opt.join) cal_usage_error("--empty goes with --join");
 
     W = cal_writer_open(opt.output);
     char extra[128] = "";
@@ -776,13 +852,14 @@ int main(int argc, char **argv) {
         qsort(heap, heap_n, sizeof *heap, cmp_key);
         for (size_t i = 0; i < heap_n; i++) {
             if (!opt.max_docs || st.docs < opt.max_docs) {
-                cal_write_text(W, heap[i].label, heap[i].id, heap[i].text, heap[i].n);
+                write_doc(heap[i].label, heap[i].id, heap[i].text, heap[i].n);
                 st.docs++, st.bytes += heap[i].n;
             }
             free(heap[i].label), free(heap[i].text);
         }
         free(heap);
     }
+    write_joined();
     cal_writer_close(W);
     cal_progress_done(&P);
     if (opt.verbose)
@@ -795,6 +872,7 @@ int main(int argc, char **argv) {
                 (unsigned long long)st.split, (unsigned long long)st.nulls,
                 (unsigned long long)st.bad_utf8, (unsigned long long)st.nuls);
     cal_buf_free(&tmp1), cal_buf_free(&tmp2);
+    free(opt.join), free(opt.empty);
     free(dset);
     free(srcs);
     return 0;

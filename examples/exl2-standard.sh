@@ -34,9 +34,7 @@
 # Remaining differences: the random rows come from calkit's generator with
 # -s SEED (exllamav2's are unseeded); a corpus too short for its rows is an
 # error (exllamav2 silently gives fewer or shorter rows); LENGTH must be a
-# multiple of 128 for the shuffled rows (exllamav2 fails otherwise); the c4
-# rule assumes no line of only blanks (the built-in corpora have none);
-# a custom Parquet file gives one column (--field, default text), where
+# multiple of 128 for the shuffled rows (exllamav2 fails otherwise); a custom Parquet file gives one column (--field, default text), where
 # exllamav2 joins all columns of a row with spaces.
 #
 # Usage: exl2-standard.sh [-t TOKENIZER] [-o DIR] [-l LENGTH] [-s SEED] [-N] [-i FILE.parquet [-f FIELD] [-n ROWS]]

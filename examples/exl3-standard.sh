@@ -10,8 +10,8 @@
 # document, the tiny file the stories separated by <|endoftext|>.
 #
 #   source        weight  exllamav3                                 calkit
-#   c4 (web)        20    shuffle_lines: the file's lines (but      cal-read --lines, cal-shuffle
-#                         those of only blanks), random.seed(0),    --rng python --seed 0,
+#   c4 (web)        20    shuffle_lines: the file's lines (but      cal-read --lines --drop-blank,
+#                         those of only blanks), random.seed(0),    cal-shuffle --rng python --seed 0,
 #                         random.shuffle, split_art                 cal-pack --mode article
 #   code            20    split_raw: the file encoded once, rows    cal-read --join '\n', cal-pack
 #   multilingual    10    shuffle_lines                             as c4
@@ -42,9 +42,9 @@ c4=$(cnt 20) code=$(cnt 20) ml=$(cnt 10) tech=$(cnt 10) wiki=$(cnt 50) tiny=$(cn
 rnd=$((ROWS - c4 - code - ml - tech - wiki - tiny))
 [ "$rnd" -ge 1 ] || rnd=1
 
-tokens web "$WORK/web.cal" --lines
+tokens web "$WORK/web.cal" --lines --drop-blank
 tokens code "$WORK/code.cal" --join '\n'
-tokens multilingual "$WORK/multilingual.cal" --lines
+tokens multilingual "$WORK/multilingual.cal" --lines --drop-blank
 tokens technical "$WORK/technical.cal" --join '\n'
 tokens wiki "$WORK/wiki.cal" --min-chars 51
 tokens stories "$WORK/stories.cal" --strip

@@ -46,8 +46,9 @@ static const char USAGE[] =
     "      --crlf           turn CRLF line ends into LF\n"
     "      --nfc            normalize text to Unicode NFC\n"
     "      --strip          strip surrounding whitespace as Python's str.strip()\n"
-    "      --lines          each line of each document is a document (empty lines\n"
-    "                       kept, lines of only whitespace dropped)\n"
+    "      --lines          each line of each document is a document (text.split\n"
+    "                       on newlines; empty lines kept)\n"
+    "      --drop-blank     skip documents of only whitespace (not empty ones)\n"
     "      --join SEP       join all documents (empty ones too) into one, separated\n"
     "                       by SEP (\\n, \\t, \\r and \\\\ understood)\n"
     "      --empty STR      with --join: an empty document joins as STR\n"
@@ -69,7 +70,7 @@ static const char *const CORPORA[][2] = {
 
 /* ---- options and counters ------------------------------------------------ */
 static struct {
-    int format, template, strict, crlf, nfc, dedup, verbose, progress, strip, lines;
+    int format, template, strict, crlf, nfc, dedup, verbose, progress, strip, lines, drop_blank;
     const char *sep, *field, *label, *output;
     char *join, *empty;  /* --join, --empty (unescaped), or NULL */
     uint64_t min_chars, max_chars, max_docs, shard_i, shard_n, sample, seed;
@@ -273,9 +274,16 @@ static size_t utf8_seq(const uint8_t *p, size_t n) {
 
 /* Text hygiene, then the length rules. mapped: byte i of the document is
  * byte off+i of the input (else errors name off, the record's offset). */
-/* --strip and --lines, then the length rules. The peers that strip, split
- * lines or join keep the empty documents these leave (exllamav3 encodes an
- * empty line with BOS and EOS), so those are written too. */
+/* One piece (a document, or with --lines one of its lines): --drop-blank,
+ * then the length rules. */
+static void piece(const char *label, const char *text, size_t n) {
+    if (opt.drop_blank && cal_utf8_py_isspace(text, n)) st.short_docs++;
+    else length_rules(label, text, n);
+}
+
+/* --strip and --lines, then each piece. The peers that strip, split lines
+ * or join keep the empty documents these leave (exllamav3 encodes an empty
+ * line with BOS and EOS), so those are written too. */
 static void pieces(const char *label, const char *text, size_t n) {
     if (opt.strip) {
         size_t a, b;
@@ -283,15 +291,13 @@ static void pieces(const char *label, const char *text, size_t n) {
         text += a, n = b - a;
     }
     if (!opt.lines) {
-        length_rules(label, text, n);
+        piece(label, text, n);
         return;
     }
-    /* exllamav3: text.split("\n"), then [a for a in lines if not a.isspace()] */
-    for (size_t i = 0; !done;) {
+    for (size_t i = 0; !done;) { /* text.split("\n") */
         const char *nl = memchr(text + i, '\n', n - i);
         size_t end = nl ? (size_t)(nl - text) : n;
-        if (!cal_utf8_py_isspace(text + i, end - i)) length_rules(label, text + i, end - i);
-        else st.short_docs++;
+        piece(label, text + i, end - i);
         if (!nl) break;
         i = end + 1;
     }
@@ -826,6 +832,7 @@ int main(int argc, char **argv) {
         else if (IS("--nfc")) opt.nfc = 1;
         else if (IS("--strip")) opt.strip = 1;
         else if (IS("--lines")) opt.lines = 1;
+        else if (IS("--drop-blank")) opt.drop_blank = 1;
         else if (IS("--join")) free(opt.join), opt.join = unescape("--join", need(argc, argv, &i, "--join"));
         else if (IS("--empty")) free(opt.empty), opt.empty = unescape("--empty", need(argc, argv, &i, "--empty"));
         else if (IS("--list")) list = 1;

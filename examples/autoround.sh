@@ -24,15 +24,9 @@ OUT=$ROOT/build/cal/autoround
 IN=web
 ROWS=128
 SEED=42
-while getopts t:i:o:n:l:s:h f; do
-  case $f in
-    t) TOK=$OPTARG ;; i) IN=$OPTARG ;; o) OUT=$OPTARG ;; n) ROWS=$OPTARG ;; l) LENGTH=$OPTARG ;; s) SEED=$OPTARG ;;
-    *) usage ;;
-  esac
-done
+peer_options "$@"
 work_dir
-tokens "$IN" "$WORK/t.cal" -- --add-special --parse-special
-cal-shuffle --rng numpy --seed "$SEED" "$WORK/t.cal" -o "$WORK/s.cal" || die "shuffling failed"
+hf_shuffled "$IN" "$SEED" "$WORK/s.cal"
 pack "$WORK/rows.cal" "$WORK/summary" cal-pack -l "$LENGTH" --mode doc --min-tokens "$LENGTH" \
   --max-repeat $((LENGTH / 2)) -n "$ROWS" "$WORK/s.cal"
 export_rows "$WORK/rows.cal" "$OUT"

@@ -28,6 +28,35 @@ rows_options() {
   done
 }
 
+# peer_options "$@": -t TOKENIZER -i FILE -o DIR -n ROWS -l LENGTH -s SEED
+# -p PEER (defaults set before the call).
+peer_options() {
+  while getopts t:i:o:n:l:s:p:h f; do
+    case $f in
+      t) TOK=$OPTARG ;; i) IN=$OPTARG ;; o) OUT=$OPTARG ;; n) ROWS=$OPTARG ;; l) LENGTH=$OPTARG ;;
+      s) SEED=$OPTARG ;; p) PEER=$OPTARG ;;
+      *) usage ;;
+    esac
+  done
+}
+
+# window_end: cal-pack's option for PEER's window start range (GPTQ and
+# optimum stop one token short of the end, lmdeploy does not).
+window_end() {
+  case $PEER in
+    gptq | optimum) ;; lmdeploy) echo --to-end ;;
+    *) die "-p $PEER: gptq, optimum or lmdeploy" ;;
+  esac
+}
+
+# hf_shuffled IN SEED OUT: IN encoded as transformers' tokenizer(text) does
+# (special tokens added and parsed), in the order of Hugging Face datasets'
+# Dataset.shuffle(seed=SEED).
+hf_shuffled() {
+  tokens "$1" "$WORK/hf.tok" -- --add-special --parse-special
+  cal-shuffle --rng numpy --seed "$2" "$WORK/hf.tok" -o "$3" || die "shuffling failed"
+}
+
 # A path must exist; a bare name (llama3) is looked up by cal-encode.
 check_tokenizer() {
   case $TOK in

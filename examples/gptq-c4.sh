@@ -20,18 +20,8 @@ OUT=$ROOT/build/cal/gptq-c4
 IN=web
 ROWS=128
 PEER=gptq
-while getopts p:t:i:o:n:l:s:h f; do
-  case $f in
-    p) PEER=$OPTARG ;; t) TOK=$OPTARG ;; i) IN=$OPTARG ;; o) OUT=$OPTARG ;; n) ROWS=$OPTARG ;;
-    l) LENGTH=$OPTARG ;; s) SEED=$OPTARG ;;
-    *) usage ;;
-  esac
-done
-END=
-case $PEER in
-  gptq | optimum) ;; lmdeploy) END=--to-end ;;
-  *) die "-p $PEER: gptq, optimum or lmdeploy" ;;
-esac
+peer_options "$@"
+END=$(window_end) || exit 1
 work_dir
 tokens "$IN" "$WORK/t.cal" -- --add-special --parse-special
 # shellcheck disable=SC2086

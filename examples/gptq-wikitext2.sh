@@ -27,18 +27,8 @@ OUT=$ROOT/build/cal/gptq-wikitext2
 IN=wiki
 ROWS=128
 PEER=gptq
-while getopts p:t:i:o:n:l:s:h f; do
-  case $f in
-    p) PEER=$OPTARG ;; t) TOK=$OPTARG ;; i) IN=$OPTARG ;; o) OUT=$OPTARG ;; n) ROWS=$OPTARG ;;
-    l) LENGTH=$OPTARG ;; s) SEED=$OPTARG ;;
-    *) usage ;;
-  esac
-done
-END=
-case $PEER in
-  gptq) ;; lmdeploy) END=--to-end ;; optimum) ;;
-  *) die "-p $PEER: gptq, optimum or lmdeploy" ;;
-esac
+peer_options "$@"
+END=$(window_end) || exit 1
 work_dir
 if [ "$PEER" = optimum ]; then
   tokens "$IN" "$WORK/t.cal" -n 1000 --join '' --empty ' \n' -- --add-special --parse-special

@@ -24,15 +24,9 @@ OUT=$ROOT/build/cal/llmcompressor
 IN=web
 ROWS=512
 SEED=42
-while getopts t:i:o:n:l:s:h f; do
-  case $f in
-    t) TOK=$OPTARG ;; i) IN=$OPTARG ;; o) OUT=$OPTARG ;; n) ROWS=$OPTARG ;; l) LENGTH=$OPTARG ;; s) SEED=$OPTARG ;;
-    *) usage ;;
-  esac
-done
+peer_options "$@"
 work_dir
-tokens "$IN" "$WORK/t.cal" -- --add-special --parse-special
-cal-shuffle --rng numpy --seed "$SEED" "$WORK/t.cal" -o "$WORK/s.cal" || die "shuffling failed"
+hf_shuffled "$IN" "$SEED" "$WORK/s.cal"
 pack "$WORK/rows.cal" "$WORK/summary" cal-pack -l "$LENGTH" --mode doc -n "$ROWS" "$WORK/s.cal"
 export_rows "$WORK/rows.cal" "$OUT"
 echo "llm-compressor set: $ROWS rows of $LENGTH (truncated or padded) -> $OUT/cal_data.safetensors"

@@ -200,7 +200,11 @@ static char *unescape(const char *opt_name, const char *v) {
         case 't': *o++ = '\t'; break;
         case 'r': *o++ = '\r'; break;
         case '\\': *o++ = '\\'; break;
-        default: cal_usage_error("%s: unknown escape '\\%c' (\\n, \\t, \\r, \\\\)", opt_name, *v ? *v : ' ');
+        default: {
+            char c = *v ? *v : ' ';
+            free(out);
+            cal_usage_error("%s: unknown escape '\\%c' (\\n, \\t, \\r, \\\\)", opt_name, c);
+        }
         }
     }
     *o = 0;

@@ -1,6 +1,8 @@
 # calkit - build, test, install. See README.md.
 #   make              build every program into $(BIN) (default bin/)
-#   make check        build and run the test suite (SANITIZE=1: ASan+UBSan)
+#   make check        build and run the test suite (SANITIZE=1: ASan+UBSan),
+#                     CAL_JOBS tests at a time (default: all processors);
+#                     TESTS=pattern runs the tests whose file name holds it
 #   make deps         install missing Debian packages (root + apt-get), else name them
 #   make setup        deps, programs, corpora, tokenizers, the standard calibration set
 # Plain make and make check never install anything: they name what is missing.
@@ -9,6 +11,10 @@
 #   make bench        run the benchmarks (ratios against anchors in the same run)
 #   make fuzz         run the fuzz targets for a short bounded time
 #   make install      PREFIX=/usr/local DESTDIR=
+
+# Builds run in parallel unless -jN is given on the command line (it wins).
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
+MAKEFLAGS += -j$(NPROC)
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -53,12 +59,18 @@ LDLIBS_ALL   = $(PKG_LIBS) -lstdc++ -lm -lpthread
 # lib/LAYER/*.c: the layers are listed (and checked) in lib/README.md.
 LIB_C      := $(sort $(wildcard lib/*/*.c))
 LIB_CXX    := $(sort $(wildcard lib/*/*.cc))
-LIB_OBJ    := $(LIB_C:%.c=$(OBJ)/%.o) $(LIB_CXX:%.cc=$(OBJ)/%.o)
+# build/gen/unidata.c: lib/tok's Unicode tables, generated from pinned npm
+# packages (lib/tok/unicode.h; scripts/fetch-unicode.sh, gen-unicode.mjs).
+UNIDATA    := build/gen/unidata.c
+LIB_OBJ    := $(LIB_C:%.c=$(OBJ)/%.o) $(LIB_CXX:%.cc=$(OBJ)/%.o) $(OBJ)/gen/unidata.o
 LIB        := $(OBJ)/libcal.a
 FILTERS    := $(sort $(wildcard filters/*.c))
 PROGS      := $(FILTERS:filters/%.c=$(BIN)/%)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(OBJ)/tests/%)
+# Programs the tests run, not tests themselves (tests/run.sh runs test_* only).
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(OBJ)/tests/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
@@ -69,6 +81,16 @@ all: deps-quiet $(PROGS)
 
 # -MMD -MP: every object depends on the headers it includes.
 $(OBJ)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(UNIDATA): scripts/fetch-unicode.sh scripts/unicode.sha256 scripts/gen-unicode.mjs
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)sh scripts/fetch-unicode.sh && node scripts/gen-unicode.mjs build/unicode >$@.tmp && mv $@.tmp $@
+
+$(OBJ)/gen/unidata.o: $(UNIDATA)
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
@@ -103,6 +125,11 @@ $(OBJ)/tests/%: tests/unit/%.c $(LIB)
 	$(say) LINK $@
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
 
+$(OBJ)/tests/%: tests/helpers/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(say) LINK $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
+
 -include $(DEPFILES)
 
 # deps: a no-op when every package is present.
@@ -113,7 +140,7 @@ deps-quiet:
 
 # The suite compares against the built-in corpora and real tokenizers, so it
 # builds/fetches them first (both are no-ops when up to date).
-check: deps-quiet $(PROGS) $(UNIT_BIN)
+check: deps-quiet $(PROGS) $(UNIT_BIN) $(HELPER_BIN)
 	@sh scripts/deps.sh test
 	@sh corpora/build.sh
 	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi
@@ -133,7 +160,11 @@ fuzz: $(LIB)
 	@CC=clang sh tests/fuzz/run.sh
 
 # The first README command: everything, then the standard calibration set.
-setup: deps all corpora tokenizers
+# (In order: the packages must be in place before anything is compiled.)
+setup: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory corpora
+	@$(MAKE) --no-print-directory tokenizers
 	@sh examples/exl2-standard.sh
 
 install: all
@@ -152,4 +183,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/calkit
 
 clean:
-	rm -rf bin build/obj build/obj-san build/bin-san
+	rm -rf bin build/obj build/obj-san build/bin-san build/gen

@@ -40,7 +40,7 @@ ours() { # ours TOKENIZER J -> MB/s from cal-encode -v (encoding only, load excl
   cal-encode -t "$1" -j "$2" -v "$W/text.cal" 2>&1 >/dev/null | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p'
 }
 printf '%-16s %10s %10s %8s\n' tokenizer cal-encode reference ratio
-for tk in llama3 qwen3 gemma3 llama2 gpt4o deepseek_v3 gptoss llama2-spm albert-unigram; do
+for tk in llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gptoss llama2-spm albert-unigram; do
   case $tk in
     *-spm|*-unigram) ref=$($PY bench/encode_spm_speed.py "build/tokenizers/$tk.model" "$W/text.cal") ;;
     *) ref=$(RAYON_NUM_THREADS=1 node bench/encode_ref_speed.js "build/tokenizers/$tk/tokenizer.json" "$W/text.cal") ;;

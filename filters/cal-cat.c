@@ -27,12 +27,12 @@ static const cal_opt opts[] = {
     {0, "text", NULL, CAL_STAGE, "print the text of TEXT records, each ending in a\nnewline", O_TEXT},
     {0, "check", NULL, CAL_STAGE, "verify every header and checksum; print counts per\nkind", O_CHECK},
     {0, "pass", NULL, CAL_STAGE, "verify and copy the stream unchanged to standard\noutput", O_PASS},
-    {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy, .jsonl; or copy the stream to\n"
-     "OUT.cal", 0},
+    {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy (+ .mask.npy), .npz, .jsonl; or\n"
+     "copy the stream to OUT.cal", 0},
     {0, "import", "FILE", CAL_STAGE, "read a .safetensors, .npy or .jsonl file of rows and\n"
      "write it as a cal-stream of ROW records (stdout or\n-o OUT.cal)", O_IMPORT},
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "decode TOKENS and ROW records with TOKENIZER (a\n"
-     "tokenizer.json, a .model or a NAME as in cal-encode):\nin the previews, in --json (\"text\") and in --text", 0},
+     "model folder, a tokenizer.json, a .model or a NAME as\nin cal-encode): in the previews, in --json (\"text\")\nand in --text", 0},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
     {0},
@@ -73,7 +73,7 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
         o->out_type = cal_rf_type_of(o->out);
         size_t n = strlen(o->out);
         if (o->out_type == CAL_RF_NONE && !(n >= 4 && !strcmp(o->out + n - 4, ".cal")) && strcmp(o->out, "-"))
-            cal_usage_error("-o %s: the name must end in .safetensors, .npy, .jsonl or .cal", o->out);
+            cal_usage_error("-o %s: the name must end in .safetensors, .npy, .npz, .jsonl or .cal", o->out);
     }
     if (o->tokenizer && o->mode != M_SUMMARY && o->mode != M_JSON && o->mode != M_TEXT)
         cal_usage_error("-t decodes for printing: use it alone, with --json or with --text");

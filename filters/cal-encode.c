@@ -17,21 +17,24 @@
 #include "base/progress.h"
 #include "stream/stream.h"
 #include "tok/find.h"
+#include "tok/list.h"
 #include "tok/tokenizer.h"
 
-enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS };
+enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST };
 static const cal_opt opts[] = {
-    {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "a Hugging Face tokenizer.json or a SentencePiece\n"
-     ".model file (detected by content), or the NAME of\none fetched by `make tokenizers` (e.g. llama3)", 0},
+    {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "a Hugging Face model folder (tokenizer.json or\n"
+     "tokenizer.model with tokenizer_config.json), a single\ntokenizer.json or SentencePiece .model file "
+     "(detected\nby content), or the NAME of one fetched by\n`make tokenizers` (e.g. llama3, mistral; see --list)", 0},
     {'o', "output", "OUT", 0, "write the stream to OUT (atomically) instead of\nstandard output", 0},
-    {0, "add-special", NULL, CAL_STAGE, "add the tokenizer's own BOS/EOS (its post-processor\n"
-     "template; BOS only for a .model)", O_ADD_SPECIAL},
+    {0, "add-special", NULL, CAL_STAGE, "add the tokenizer's own BOS/EOS, as transformers'\n"
+     "tokenizer(text, add_special_tokens=True) does", O_ADD_SPECIAL},
     {0, "parse-special", NULL, CAL_STAGE, "special-token text in documents (\"<|im_start|>\")\n"
      "becomes the special id; by default it is ordinary text", O_PARSE_SPECIAL},
     {'j', "threads", "N", 0, "encode with N threads (default: the number of online\n"
      "cores); the output is the same for every N", 0},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
+    {0, "list", NULL, 0, "print the fetched tokenizers' names, vocabulary\nsizes and sources, and exit", O_LIST},
     {0},
 };
 static const cal_prog prog = {
@@ -98,16 +101,7 @@ static int encode_batch(void *ctx, void *job, char *err, size_t errsz) {
 static void snapshot_meta(run *r) {
     cal_meta *m = &r->out_meta;
     cal_meta_copy(m, &r->in_meta);
-    const cal_tok *t = r->tok;
-    cal_meta_set(m, "tokenizer", cal_tok_name(t));
-    cal_meta_setf(m, "tokenizer_fp", "%016llx", (unsigned long long)cal_tok_fingerprint(t));
-    cal_meta_setf(m, "vocab", "%u", cal_tok_vocab_size(t));
-    static const char *const keys[] = {"bos", "eos", "pad"};
-    int64_t v[] = {cal_tok_bos(t), cal_tok_eos(t), cal_tok_pad(t)};
-    for (int i = 0; i < 3; i++) {
-        if (v[i] >= 0) cal_meta_setf(m, keys[i], "%lld", (long long)v[i]);
-        else cal_meta_del(m, keys[i]);
-    }
+    cal_tok_meta(r->tok, m);
     cal_meta_add_stage(m, r->stage_argc, r->stage_argv, NULL);
 }
 
@@ -198,7 +192,7 @@ int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     const char *tokenizer = NULL, *out = NULL;
     unsigned flags = 0, threads = 0;
-    int verbose = 0, progress = 0;
+    int verbose = 0, progress = 0, list = 0;
     cal_args a;
     cal_args_init(&a, &prog, argc, argv);
     for (int c; (c = cal_args_next(&a)) != -1;) switch (c) {
@@ -209,7 +203,14 @@ int main(int argc, char **argv) {
         case 'j': threads = (unsigned)cal_parse_u64(a.name, a.val, 1, 256); break;
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
+        case O_LIST: list = 1; break;
         }
+    if (list) {
+        size_t n = cal_tok_list(stdout);
+        cal_args_free(&a);
+        if (!n) cal_die("no fetched tokenizers (make tokenizers)");
+        return 0;
+    }
     if (!tokenizer) cal_usage_error("missing -t TOKENIZER");
     if (!threads) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -9,10 +9,13 @@ set -eu
 BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev"
 # python3-torch: the torch generator's reference (test_rng_peers.sh) and
 # dump-activations.py (test_hessian_torch.sh); both skip without it off Debian.
-TEST="python3-numpy python3-torch sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
+# python3-jinja2: the chat-template reference (test_jinja.sh).
+TEST="python3-numpy python3-torch python3-jinja2 sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
 # Tools that may come from elsewhere (nodesource ships npm inside nodejs):
-# only installed from Debian when the command is missing.
-TEST_TOOLS="node:nodejs npm:npm"
+# only installed from Debian when the command is missing. The build needs
+# them too: lib/tok's Unicode tables are generated from pinned npm packages
+# (scripts/fetch-unicode.sh, scripts/gen-unicode.mjs).
+TOOLS="node:nodejs npm:npm"
 EXTRA="clang"  # fuzzing
 case "${1:-build}" in
   build) want="$BUILD" ;;
@@ -22,11 +25,9 @@ case "${1:-build}" in
 esac
 command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian: trust pkg-config
 missing=""
-if [ "${1:-build}" != build ]; then
-  for t in $TEST_TOOLS; do
-    command -v "${t%%:*}" >/dev/null 2>&1 || missing="$missing ${t#*:}"
-  done
-fi
+for t in $TOOLS; do
+  command -v "${t%%:*}" >/dev/null 2>&1 || missing="$missing ${t#*:}"
+done
 for p in $want; do
   st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
   case "$st" in ii*) ;; *) missing="$missing $p" ;; esac

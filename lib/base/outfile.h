@@ -14,6 +14,10 @@ cal_file *cal_file_create(const char *path);
 void cal_file_write(cal_file *f, const void *p, size_t n);
 void cal_file_printf(cal_file *f, const char *fmt, ...) CAL_PRINTF(2, 3);
 void cal_file_commit(cal_file *f);
+/* Commits files that belong together (an array and its mask): all are
+ * written and synced before the first is renamed into place, so an error
+ * leaves none of them behind. */
+void cal_file_commit_all(cal_file **f, size_t n);
 
 /* Remove registered temp files (atomic outputs) on error exits and signals. */
 void cal__temp_register(const char *path);

@@ -92,33 +92,3 @@ char *cal_utf8_repaired(const char *s, size_t n, size_t *out_len) {
     cal_buf_addc(&b, 0);
     return b.p;
 }
-
-int cal_utf8_py_space(int32_t cp) {
-    if (cp <= 0x20) return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);
-    return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
-           cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
-}
-
-void cal_utf8_py_strip(const char *s, size_t n, size_t *a, size_t *b) {
-    size_t i = 0, end = 0;
-    int lead = 1;
-    *a = n;
-    while (i < n) {
-        int32_t cp;
-        size_t k = cal_utf8_next(s, n, i, &cp);
-        if (!cal_utf8_py_space(cp)) {
-            if (lead) *a = i, lead = 0;
-            end = i + k;
-        }
-        i += k;
-    }
-    if (lead) *a = end = n;
-    *b = end;
-}
-
-int cal_utf8_py_isspace(const char *s, size_t n) {
-    size_t a, b;
-    if (!n) return 0;
-    cal_utf8_py_strip(s, n, &a, &b);
-    return a == b;
-}

@@ -25,14 +25,4 @@ size_t cal_utf8_next(const char *s, size_t len, size_t i, int32_t *cp);
  * NUL-terminated copy repaired as by cal_utf8_repair, its length in *out_len. */
 char *cal_utf8_repaired(const char *s, size_t n, size_t *out_len);
 
-/* Python's str.isspace() for one code point: the ASCII whitespace, the
- * separators U+001C..U+001F, U+0085, and the Unicode space separators
- * (Zs), line and paragraph separators. */
-int cal_utf8_py_space(int32_t cp);
-/* The bounds [*a, *b) of valid UTF-8 s[0..n) without the surrounding
- * whitespace that Python's str.strip() removes. */
-void cal_utf8_py_strip(const char *s, size_t n, size_t *a, size_t *b);
-/* Python's s.isspace(): n > 0 and every character whitespace. */
-int cal_utf8_py_isspace(const char *s, size_t n);
-
 #endif

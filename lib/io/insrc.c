@@ -179,7 +179,7 @@ size_t cal_insrc_chunk(cal_insrc *s, const uint8_t **p) {
     return n;
 }
 
-int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off) {
+int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off, size_t max) {
     line->n = 0;
     if (s->pos == s->len) refill(s);
     if (s->pos == s->len) return 0;
@@ -188,9 +188,11 @@ int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off) {
         const uint8_t *b = s->out + s->pos;
         size_t n = s->len - s->pos;
         const uint8_t *nl = memchr(b, '\n', n);
+        size_t take = nl ? (size_t)(nl - b) : n;
+        if (take > max - line->n) return -1;
         if (nl) {
-            cal_buf_add(line, b, (size_t)(nl - b));
-            s->pos += (size_t)(nl - b) + 1;
+            cal_buf_add(line, b, take);
+            s->pos += take + 1;
             return 1;
         }
         cal_buf_add(line, b, n);

@@ -26,8 +26,10 @@ size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n);
 /* Next chunk of decompressed bytes: pointer and length, 0 at the end. */
 size_t cal_insrc_chunk(cal_insrc *s, const uint8_t **p);
 /* Next line without its '\n' into line (replacing its content). Returns 1,
- * or 0 at the end; *off = offset of the line's first byte. */
-int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off);
+ * 0 at the end, or -1 when the line holds more than max bytes (so memory
+ * stays bounded; line then holds a part of it); *off = offset of the line's
+ * first byte. */
+int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off, size_t max);
 /* Skips a UTF-8 byte order mark at the current position; 1 if there was one. */
 int cal_insrc_skip_bom(cal_insrc *s);
 /* Offset of the next unread decompressed byte. */

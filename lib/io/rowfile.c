@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -14,6 +16,7 @@
 #include "base/outfile.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
+#include "io/zipstore.h"
 #include "stream/internal.h"
 
 #define CHUNK (1u << 16) /* values converted per write */
@@ -26,6 +29,7 @@ static int ends_with(const char *s, const char *suf) {
 cal_rf_type cal_rf_type_of(const char *path) {
     if (ends_with(path, ".safetensors")) return CAL_RF_SAFETENSORS;
     if (ends_with(path, ".npy")) return CAL_RF_NPY;
+    if (ends_with(path, ".npz")) return CAL_RF_NPZ;
     if (ends_with(path, ".jsonl")) return CAL_RF_JSONL;
     return CAL_RF_NONE;
 }
@@ -73,7 +77,7 @@ void cal_rowset_add(cal_rowset *s, cal_reader *r, const cal_rec *rec) {
     cal_row_view v = cal_row(rec);
     if (s->n && s->type != CAL_RF_JSONL && v.len != s->row[0].len)
         cal_reader_die(r, rec, "ROW of length %u differs from the first row's %u (%s needs rows of one length)",
-                       v.len, s->row[0].len, s->type == CAL_RF_NPY ? ".npy" : ".safetensors");
+                       v.len, s->row[0].len, s->type == CAL_RF_NPY ? ".npy" : s->type == CAL_RF_NPZ ? ".npz" : ".safetensors");
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 256;
         s->row = cal_xrealloc(s->row, s->cap * sizeof *s->row);
@@ -101,8 +105,18 @@ static int64_t id_at(const cal_rowset *s, const row_info *ri, uint32_t j) {
     return (int64_t)cal_ld32(s->ids.p + 4 * (ri->start + j));
 }
 
-/* Writes every row's ids (or mask) as int64, in chunks. */
-static void write_i64(cal_file *f, const cal_rowset *s, int mask) {
+typedef void (*sink_fn)(void *ctx, const void *p, size_t n);
+static void to_file(void *f, const void *p, size_t n) { cal_file_write(f, p, n); }
+static void to_zip(void *z, const void *p, size_t n) { cal_zip_write(z, p, n); }
+static void to_crc(void *crc, const void *p, size_t n) {
+    uLong c = *(uint32_t *)crc;
+    for (size_t k; n; n -= k, p = (const uint8_t *)p + k) /* crc32 takes uInt lengths */
+        c = crc32(c, p, (uInt)(k = n < (1u << 30) ? n : (1u << 30)));
+    *(uint32_t *)crc = (uint32_t)c;
+}
+
+/* Passes every row's ids (or mask) as int64 to sink, in chunks. */
+static void each_i64(const cal_rowset *s, int mask, sink_fn sink, void *ctx) {
     uint8_t *buf = cal_xmalloc(8 * CHUNK);
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -111,14 +125,15 @@ static void write_i64(cal_file *f, const cal_rowset *s, int mask) {
             int64_t x = mask ? (int64_t)(uint8_t)s->mask.p[ri->start + j] : id_at(s, ri, j);
             cal_st64(buf + 8 * k, (uint64_t)x);
             if (++k == CHUNK) {
-                cal_file_write(f, buf, 8 * k);
+                sink(ctx, buf, 8 * k);
                 k = 0;
             }
         }
     }
-    cal_file_write(f, buf, 8 * k);
+    sink(ctx, buf, 8 * k);
     free(buf);
 }
+static void write_i64(cal_file *f, const cal_rowset *s, int mask) { each_i64(s, mask, to_file, f); }
 
 static char *rows_json(const cal_rowset *s) {
     json_t *a = json_array();
@@ -163,13 +178,57 @@ static void write_safetensors(cal_rowset *s, const char *path, const cal_meta *m
     cal_buf_free(&ids);
 }
 
+/* NAME.mask.npy for NAME.npy: where the attention mask of a .npy goes. */
+static char *mask_path(const char *path) {
+    size_t n = strlen(path) - 4;
+    char *m = cal_xmalloc(n + 10);
+    memcpy(m, path, n);
+    memcpy(m + n, ".mask.npy", 10);
+    return m;
+}
+
+/* PATH (ids) and, when some row is padded, NAME.mask.npy, committed together;
+ * a stale NAME.mask.npy from an earlier export with padding is removed, so a
+ * mask beside an .npy always belongs to it. Standard output takes no mask. */
 static void write_npy(cal_rowset *s, const char *path) {
     cal_buf h = {0};
     uint64_t shape[2] = {s->n, s->row[0].len};
     cal_npy_header_i64(&h, 2, shape);
+    int to_stdout = !strcmp(path, "-");
+    if (s->padded && to_stdout)
+        cal_die("-: rows with padding need NAME.mask.npy beside NAME.npy; write to a file, or .npz/.safetensors");
+    char *mp = to_stdout ? NULL : mask_path(path);
+    cal_file *f[2] = {cal_file_create(path), s->padded ? cal_file_create(mp) : NULL};
+    for (int m = 0; m < 1 + s->padded; m++) {
+        cal_file_write(f[m], h.p, h.n);
+        write_i64(f[m], s, m);
+    }
+    cal_file_commit_all(f, 1 + (size_t)s->padded);
+    if (mp && !s->padded && unlink(mp) != 0 && errno != ENOENT) cal_die("%s: cannot remove: %s", mp, strerror(errno));
+    free(mp);
+    cal_buf_free(&h);
+}
+
+/* input_ids.npy and attention_mask.npy (all ones when unpadded) in a stored
+ * ZIP, as np.savez writes; CRCs come from a first pass over the rows. */
+static void write_npz(cal_rowset *s, const char *path) {
+    cal_buf h = {0};
+    uint64_t shape[2] = {s->n, s->row[0].len};
+    cal_npy_header_i64(&h, 2, shape);
+    uint64_t size = h.n + 8 * (s->ids.n / 4);
+    static const char *const name[2] = {"input_ids.npy", "attention_mask.npy"};
     cal_file *f = cal_file_create(path);
-    cal_file_write(f, h.p, h.n);
-    write_i64(f, s, 0);
+    cal_zip z;
+    cal_zip_begin(&z, f, path);
+    for (int m = 0; m < 2; m++) {
+        uint32_t crc = 0;
+        to_crc(&crc, h.p, h.n);
+        each_i64(s, m, to_crc, &crc);
+        cal_zip_member(&z, name[m], crc, size);
+        cal_zip_write(&z, h.p, h.n);
+        each_i64(s, m, to_zip, &z);
+    }
+    cal_zip_end(&z);
     cal_file_commit(f);
     cal_buf_free(&h);
 }
@@ -200,7 +259,7 @@ static void write_jsonl(cal_rowset *s, const char *path) {
             o = put_i64(o, id_at(s, ri, j));
         }
         *o++ = ']';
-        if (s->padded) {
+        { /* always: AutoGPTQ's quantize(examples) reads example["attention_mask"] */
             memcpy(o, ",\"attention_mask\":[", 19), o += 19;
             for (uint32_t j = 0; j < ri->len; j++) {
                 if (j) *o++ = ',';
@@ -221,8 +280,9 @@ void cal_rowset_write(cal_rowset *s, const char *path, const cal_meta *meta) {
     switch (s->type) {
     case CAL_RF_SAFETENSORS: write_safetensors(s, path, meta); break;
     case CAL_RF_NPY: write_npy(s, path); break;
+    case CAL_RF_NPZ: write_npz(s, path); break;
     case CAL_RF_JSONL: write_jsonl(s, path); break;
-    default: cal_die("%s: not a .safetensors, .npy or .jsonl name", path);
+    default: cal_die("%s: not a .safetensors, .npy, .npz or .jsonl name", path);
     }
 }
 
@@ -250,6 +310,7 @@ typedef struct {
     const char *path;
     cal_writer *w;
     char *label;      /* default label: file base name */
+    const char *mask_file; /* where the mask is when not in path (NAME.mask.npy) */
     restore_info rs;
     uint32_t *ids;
     uint8_t *mask;
@@ -340,7 +401,7 @@ static size_t import_matrix(importer *im, const uint8_t *ids, int ies, uint64_t 
             for (uint64_t j = 0; j < len; j++) {
                 int64_t m = ld(mask + (r * len + j) * mes, mes);
                 if (m != 0 && m != 1)
-                    cal_die_at(im->path, mask_off + (r * len + j) * mes,
+                    cal_die_at(im->mask_file ? im->mask_file : im->path, mask_off + (r * len + j) * mes,
                                "attention_mask[%llu][%llu] = %lld is not 0 or 1", (unsigned long long)r,
                                (unsigned long long)j, (long long)m);
                 im->mask[j] = (uint8_t)m;
@@ -432,14 +493,24 @@ static size_t import_safetensors(importer *im, int argc, char **argv) {
     return n;
 }
 
+/* NAME.npy, with the mask from NAME.mask.npy when that file exists. */
 static size_t import_npy(importer *im, int argc, char **argv) {
-    cal_npy a;
+    cal_npy a, m;
     char err[512];
     if (!cal_npy_open(&a, im->path, err, sizeof err)) cal_die("%s", err);
+    char *mp = mask_path(im->path);
+    int have_mask = access(mp, F_OK) == 0;
+    if (have_mask && !cal_npy_open(&m, mp, err, sizeof err)) cal_die("%s", err);
+    if (have_mask && (m.ndim != a.ndim || m.shape[0] != a.shape[0] || m.shape[1] != a.shape[1]))
+        cal_die_at(mp, m.data_offset, "shape differs from %s's", im->path);
     cal_meta_add_stage(cal_writer_meta(im->w), argc, argv, NULL);
+    im->mask_file = mp;
     uint64_t rows = a.ndim == 2 ? a.shape[0] : 1, len = a.ndim == 2 ? a.shape[1] : a.shape[0];
-    size_t n = import_matrix(im, a.data, a.elem, a.data_offset, NULL, 0, 0, rows, len, "array");
+    size_t n = import_matrix(im, a.data, a.elem, a.data_offset, have_mask ? m.data : NULL, have_mask ? m.elem : 0,
+                             have_mask ? m.data_offset : 0, rows, len, "array");
+    if (have_mask) cal_npy_close(&m);
     cal_npy_close(&a);
+    free(mp);
     return n;
 }
 
@@ -509,6 +580,7 @@ size_t cal_rowfile_import(const char *path, cal_writer *w, int argc, char **argv
     case CAL_RF_SAFETENSORS: n = import_safetensors(&im, argc, argv); break;
     case CAL_RF_NPY: n = import_npy(&im, argc, argv); break;
     case CAL_RF_JSONL: n = import_jsonl(&im, argc, argv); break;
+    case CAL_RF_NPZ: cal_usage_error("--import %s: .npz is written, not read; import the .safetensors or .npy", path);
     default: cal_usage_error("--import %s: not a .safetensors, .npy or .jsonl name", path);
     }
     free(im.label);

@@ -1,7 +1,9 @@
 /* rowfile.h - ROW records to and from calibration files that other tools
  * read: .safetensors (tensor input_ids int64 [rows, len], attention_mask
- * when a row has padding), .npy (int64 [rows, len]) and .jsonl
- * ({"input_ids": [...]} per row).
+ * when a row has padding), .npy (int64 [rows, len]; NAME.mask.npy beside
+ * it when a row has padding), .npz (input_ids and attention_mask, export
+ * only) and .jsonl ({"input_ids": [...], "attention_mask": [...]} per row:
+ * the mask always, all ones when unpadded, as AutoGPTQ requires it).
  *
  * Export keeps what the file format cannot hold in safetensors __metadata__:
  *   calkit.stream   the stream metadata, as "key=value" lines (cal-stream(5))
@@ -14,7 +16,7 @@
 
 #include "stream/stream.h"
 
-typedef enum { CAL_RF_NONE = 0, CAL_RF_SAFETENSORS, CAL_RF_NPY, CAL_RF_JSONL } cal_rf_type;
+typedef enum { CAL_RF_NONE = 0, CAL_RF_SAFETENSORS, CAL_RF_NPY, CAL_RF_NPZ, CAL_RF_JSONL } cal_rf_type;
 
 /* The file type named by PATH's extension, or CAL_RF_NONE. */
 cal_rf_type cal_rf_type_of(const char *path);

@@ -9,12 +9,12 @@
  * are cut from it. */
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/utf8.h"
 #include "tok/hf_int.h"
+#include "tok/unicode.h"
 
 typedef struct { size_t off, len; } rng;
 
@@ -37,22 +37,16 @@ static void rpush(enc *e, int w, size_t *n, size_t off, size_t len)
     e->r[w][(*n)++] = (rng){ off, len };
 }
 
-static int ws_char(int32_t c)
-{
-    return (c >= 9 && c <= 13) || c == 32 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
+/* added tokens' lstrip/rstrip: the regex crate's \s (White_Space) */
+static int ws_char(int32_t c) { return (tu_props(c) & TU_SPACE) != 0; }
 
-static int is_numeric(int32_t c)
-{
-    utf8proc_category_t k = utf8proc_category(c);
-    return k == UTF8PROC_CATEGORY_ND || k == UTF8PROC_CATEGORY_NL || k == UTF8PROC_CATEGORY_NO;
-}
+/* the Digits pre-tokenizer: Rust's char::is_numeric (17.0) */
+static int is_numeric(int32_t c) { return (tu_props(c) & TU_NUMERIC17) != 0; }
 
 /* Splits s[a..a+n) by the pieces the behaviour makes of its matches. */
 typedef struct { size_t s, e; int m; } piece;
 
-static void split_one(enc *e, const th_pretok *pt, const char *s, size_t a, size_t n, size_t *on, piece **pv, size_t *pcap)
+static int split_one(enc *e, const th_pretok *pt, const char *s, size_t a, size_t n, size_t *on, piece **pv, size_t *pcap)
 {
     size_t np = 0, prev = 0, ms, me, from = 0;
     const char *sub = s + a;
@@ -66,7 +60,12 @@ static void split_one(enc *e, const th_pretok *pt, const char *s, size_t a, size
             i += k;
         }
     } else {
-        while (from <= n && th_pattern_next(&pt->pat, e->md, sub, n, from, &ms, &me)) {
+        int rc;
+        while (from <= n && (rc = th_pattern_next(&pt->pat, e->md, sub, n, from, &ms, &me)) != 0) {
+            if (rc < 0) {
+                th_pattern_error(e->t, &pt->pat, rc, e->err, e->errlen);
+                return -1;
+            }
             if (prev != ms) PUSHP(prev, ms, 0);
             PUSHP(ms, me, 1);
             prev = me;
@@ -123,6 +122,7 @@ static void split_one(enc *e, const th_pretok *pt, const char *s, size_t a, size
     }
     }
     for (size_t i = 0; i < k; i++) rpush(e, 1, on, a + p[i].s, p[i].e - p[i].s);
+    return 0;
 }
 
 /* Runs the pre-tokenizers and the model over one normalized piece. */
@@ -172,11 +172,17 @@ static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
                 sp.kind = TH_PT_SPLIT;
                 sp.pat.lit = (char *)pt->repl; sp.pat.lit_len = pt->repl_len;
                 sp.behavior = TH_SPLIT_NEXT;
-                for (size_t i = 0; i < n; i++) split_one(e, &sp, s, e->r[0][i].off, e->r[0][i].len, &on, &pv, &pcap);
+                for (size_t i = 0; i < n; i++) (void)split_one(e, &sp, s, e->r[0][i].off, e->r[0][i].len, &on, &pv, &pcap);
                 goto swap;
             }
         }
-        for (size_t i = 0; i < n; i++) split_one(e, pt, s, e->r[0][i].off, e->r[0][i].len, &on, &pv, &pcap);
+        for (size_t i = 0; i < n; i++)
+            if (split_one(e, pt, s, e->r[0][i].off, e->r[0][i].len, &on, &pv, &pcap)) {
+                bf->pv = pv;
+                bf->pcap = pcap;
+                cal_buf_free(&own);
+                return -1;
+            }
     swap: {
             rng *tr = e->r[0]; e->r[0] = e->r[1]; e->r[1] = tr;
             size_t tc = e->rcap[0]; e->rcap[0] = e->rcap[1]; e->rcap[1] = tc;
@@ -192,13 +198,8 @@ static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
     return rc;
 }
 
-static int is_word_char(int32_t c)
-{
-    /* as the reference's ends_with_word/starts_with_word: alphanumeric or '_' */
-    if (c == '_') return 1;
-    utf8proc_category_t k = utf8proc_category(c);
-    return (k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO) || (k >= UTF8PROC_CATEGORY_ND && k <= UTF8PROC_CATEGORY_NO);
-}
+/* the reference's ends_with_word/starts_with_word: the regex crate's \w */
+static int is_word_char(int32_t c) { return tu_regex_word(c); }
 
 typedef int (*gap_fn)(enc *e, const char *s, size_t len, size_t off);
 
@@ -269,7 +270,7 @@ static int raw_gap(enc *e, const char *s, size_t len, size_t off)
     }
     char *nz;
     size_t nn;
-    if (th_normalize(t, s, len, &nz, &nn)) { snprintf(e->err, e->errlen, "normalization failed"); return -1; }
+    if (th_normalize(t, s, len, &nz, &nn, e->err, e->errlen)) return -1;
     int rc = t->has_norm ? cut_added(e, &t->trie_norm, nz, nn, norm_gap, 0) : pretok_model(e, nz, nn, off == 0);
     free(nz);
     return rc;

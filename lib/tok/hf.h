@@ -41,9 +41,20 @@ int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags,
 void tok_hf_decode(const tok_hf *t, const uint32_t *ids, size_t n, cal_buf *out);
 
 uint32_t tok_hf_vocab_size(const tok_hf *t);
-/* From the post-processor template, else added tokens/config conventions; -1 if none. */
-int64_t tok_hf_bos(const tok_hf *t);
-int64_t tok_hf_eos(const tok_hf *t);
-int64_t tok_hf_pad(const tok_hf *t);
+/* What the file alone says (no tokenizer_config.json): BOS and EOS from the
+ * post-processor template, else guessed from the added tokens' names; -1 if
+ * none. *from says which: "post_processor" or "token name". */
+int64_t tok_hf_bos(const tok_hf *t, const char **from);
+int64_t tok_hf_eos(const tok_hf *t, const char **from);
+int64_t tok_hf_pad(const tok_hf *t, const char **from);
+/* The id of a token's text (an added token's, else the vocabulary's, as
+ * written in the file), or -1. */
+int64_t tok_hf_token_id(const tok_hf *t, const char *s, size_t n);
+/* The text of an id as written in the file (NULL outside the vocabulary). */
+const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len);
+/* The ids --add-special puts before (post = 0) and after (post = 1) the
+ * text; replacing them is what transformers' update_post_processor does. */
+size_t tok_hf_template(const tok_hf *t, int post, const uint32_t **ids);
+void tok_hf_set_template(tok_hf *t, const uint32_t *pre, size_t npre, const uint32_t *post, size_t npost);
 
 #endif

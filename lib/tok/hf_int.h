@@ -60,10 +60,16 @@ typedef struct {
     char *lit;
     size_t lit_len;
     pcre2_code *re;
+    char *where;      /* its JSON path and regex, for messages: "pre_tokenizer.pattern '...'" */
 } th_pattern;
-/* Finds the next match in s[from..len): returns 1 with [*ms, *me), or 0. */
+/* Finds the next match in s[from..len): returns 1 with [*ms, *me), 0 when
+ * there is none, or a negative PCRE2 error code when the engine gave up (a
+ * limit): never a silent "no match". JIT stack overflows are retried with
+ * the interpreter first. */
 int th_pattern_next(const th_pattern *p, pcre2_match_data *md, const char *s, size_t len, size_t from,
                     size_t *ms, size_t *me);
+/* The one-line message for a th_pattern_next error rc. */
+void th_pattern_error(const tok_hf *t, const th_pattern *p, int rc, char *err, size_t errlen);
 int th_scanner_for(const char *pattern, size_t len); /* TH_RE_* or TH_RE_PCRE */
 const char *th_scanner_pattern(int scanner);         /* the regex a scanner implements */
 /* PCRE2 (UTF, UCP, JIT) with \s as onig's White_Space; NULL on error. */
@@ -118,6 +124,7 @@ typedef struct {
 
 struct tok_hf {
     uint64_t serial;          /* identifies this load for the per-thread caches */
+    char *path;               /* the file, for messages */
     /* model */
     th_strmap vocab;          /* model-space keys: raw bytes when byte_level */
     th_mergemap merges;
@@ -144,6 +151,7 @@ struct tok_hf {
     th_dec *dec; size_t ndec;
     uint32_t *tmpl_pre, *tmpl_post; size_t ntmpl_pre, ntmpl_post; /* single template */
     int64_t bos, eos, pad;
+    const char *bos_from, *eos_from; /* "post_processor" or "token name" */
 };
 
 /* tok_hf_bpe.c: appends the ids of one pre-token (model-space input: raw
@@ -162,6 +170,7 @@ th_bufs *th_scratch_bufs(th_scratch *sc);
 /* tok_hf_text.c */
 const uint16_t *th_byte_cp(void);  /* byte -> code point of the byte-level alphabet */
 const int16_t *th_cp_byte(void);   /* code point (< 324) -> byte or -1 */
-int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len); /* malloc'd */
+/* Runs the normalizers: 0 with a malloc'd *out, or -1 with err filled. */
+int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen);
 
 #endif

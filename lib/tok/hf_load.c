@@ -122,10 +122,15 @@ static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *o
     if (!r || r->type != TJ_STR) return bad(l, path, "expected {\"String\": ...} or {\"Regex\": ...}");
     out->is_regex = 1;
     out->scanner = th_scanner_for(r->u.s, r->n);
+    int wn = snprintf(NULL, 0, "%s '%.*s'", path, (int)r->n, r->u.s);
+    out->where = cal_xmalloc((size_t)wn + 1);
+    snprintf(out->where, (size_t)wn + 1, "%s '%.*s'", path, (int)r->n, r->u.s);
     int ec;
     size_t eo;
     out->re = th_pcre_compile(r->u.s, r->n, &ec, &eo);
     if (!out->re) {
+        free(out->where); /* the callers free nothing of a pattern that failed */
+        out->where = NULL;
         char m[200];
         pcre2_get_error_message(ec, (PCRE2_UCHAR *)m, sizeof m);
         return bad(l, path, "regex not supported by the PCRE2 fallback at offset %zu: %s", eo, m);
@@ -599,7 +604,6 @@ static atomic_uint_fast64_t serial_counter = 1;
 
 tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, size_t errlen)
 {
-    (void)path;
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     (void)pthread_once(&once, byte_alphabet);
     tj *root;
@@ -607,6 +611,7 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     if (!doc) return NULL;
     tok_hf *t = cal_xcalloc(1, sizeof *t);
     t->serial = atomic_fetch_add(&serial_counter, 1);
+    t->path = cal_xstrdup(path);
     ld l;
     memset(&l, 0, sizeof l);
     l.t = t; l.err = err; l.errlen = errlen;
@@ -629,7 +634,8 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
         th_added *a = &t->added[i];
         if (!a->normalized) { trie_add(&t->trie_raw, a->content, a->len, (uint32_t)i); t->has_raw = 1; continue; }
         char *nz; size_t nn;
-        if (th_normalize(t, a->content, a->len, &nz, &nn)) { bad(&l, "added_tokens", "cannot normalize an added token"); goto fail; }
+        char why[512];
+        if (th_normalize(t, a->content, a->len, &nz, &nn, why, sizeof why)) { bad(&l, "added_tokens", "%s", why); goto fail; }
         trie_add(&t->trie_norm, nz, nn, (uint32_t)i);
         t->has_norm = 1;
         free(nz);
@@ -640,6 +646,8 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     t->bos = t->ntmpl_pre ? (int64_t)t->tmpl_pre[0] : find_special(t, bos);
     t->eos = t->ntmpl_post ? (int64_t)t->tmpl_post[t->ntmpl_post - 1] : find_special(t, eos);
     t->pad = find_special(t, pad);
+    t->bos_from = t->ntmpl_pre ? "post_processor" : "token name";
+    t->eos_from = t->ntmpl_post ? "post_processor" : "token name";
     if (l.orig_own.slot) th_strmap_free(&l.orig_own);
     tj_free(doc);
     return t;
@@ -653,6 +661,7 @@ fail:
 static void pattern_free(th_pattern *p)
 {
     free(p->lit);
+    free(p->where);
     if (p->re) pcre2_code_free(p->re);
 }
 
@@ -675,10 +684,45 @@ void tok_hf_free(tok_hf *t)
     for (size_t i = 0; i < t->ndec; i++) { free(t->dec[i].pat); free(t->dec[i].content); }
     free(t->dec);
     free(t->tmpl_pre); free(t->tmpl_post);
+    free(t->path);
     free(t);
 }
 
 uint32_t tok_hf_vocab_size(const tok_hf *t) { return t->nids; }
-int64_t tok_hf_bos(const tok_hf *t) { return t->bos; }
-int64_t tok_hf_eos(const tok_hf *t) { return t->eos; }
-int64_t tok_hf_pad(const tok_hf *t) { return t->pad; }
+int64_t tok_hf_bos(const tok_hf *t, const char **from) { *from = t->bos_from; return t->bos; }
+int64_t tok_hf_eos(const tok_hf *t, const char **from) { *from = t->eos_from; return t->eos; }
+int64_t tok_hf_pad(const tok_hf *t, const char **from) { *from = "token name"; return t->pad; }
+
+int64_t tok_hf_token_id(const tok_hf *t, const char *s, size_t n)
+{
+    for (size_t i = t->nadded; i-- > 0;)
+        if (t->added[i].len == n && !memcmp(t->added[i].content, s, n)) return t->added[i].id;
+    for (uint32_t id = 0; id < t->nids; id++)
+        if (t->id_str[id] && t->id_len[id] == n && !memcmp(t->id_str[id], s, n)) return id;
+    return -1;
+}
+
+const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len)
+{
+    if (id >= t->nids || !t->id_str[id]) return NULL;
+    *len = t->id_len[id];
+    return t->id_str[id];
+}
+
+size_t tok_hf_template(const tok_hf *t, int post, const uint32_t **ids)
+{
+    *ids = post ? t->tmpl_post : t->tmpl_pre;
+    return post ? t->ntmpl_post : t->ntmpl_pre;
+}
+
+void tok_hf_set_template(tok_hf *t, const uint32_t *pre, size_t npre, const uint32_t *post, size_t npost)
+{
+    free(t->tmpl_pre);
+    free(t->tmpl_post);
+    t->tmpl_pre = cal_xmalloc((npre ? npre : 1) * sizeof *pre);
+    t->tmpl_post = cal_xmalloc((npost ? npost : 1) * sizeof *post);
+    if (npre) memcpy(t->tmpl_pre, pre, npre * sizeof *pre);
+    if (npost) memcpy(t->tmpl_post, post, npost * sizeof *post);
+    t->ntmpl_pre = npre;
+    t->ntmpl_post = npost;
+}

@@ -1,4 +1,7 @@
-/* hf_norm.c - the normalizers of tokenizer.json (NFC, NFKC, Replace, ...). */
+/* hf_norm.c - the normalizers of tokenizer.json (NFC, NFKC, Replace, ...),
+ * with the reference's Unicode versions (tok/unicode.h): Unicode 9.0 for the
+ * normal forms (utf8proc's 15.0 data, masked), 17.0 for Lowercase. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -7,13 +10,11 @@
 #include "base/err.h"
 #include "base/utf8.h"
 #include "tok/hf_int.h"
+#include "tok/unicode.h"
 
 
-static int is_ws(int32_t c)
-{
-    return (c >= 9 && c <= 13) || c == 32 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
+/* Strip: Rust's char::is_whitespace */
+static int is_ws(int32_t c) { return (tu_props(c) & TU_SPACE) != 0; }
 
 static void put_cp(cal_buf *b, int32_t c)
 {
@@ -22,7 +23,57 @@ static void put_cp(cal_buf *b, int32_t c)
     cal_buf_add(b, tmp, (size_t)k);
 }
 
-static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o)
+#define HOLE 0xFDD0 /* a noncharacter: unassigned in every version */
+
+/* Normal form opt of s into o as the reference's Unicode 9.0 tables give it.
+ * A code point assigned after 9.0 is, there, a starter that neither
+ * decomposes nor composes: it is swapped for HOLE, which utf8proc treats the
+ * same way (a HOLE in the text is swapped too), and swapped back after, in
+ * order (starters keep their order). */
+static int normal_form(const char *s, size_t len, int opt, cal_buf *o)
+{
+    cal_buf in = { 0 };
+    int32_t *held = NULL;
+    size_t nheld = 0, cap = 0, start = 0;
+    for (size_t i = 0; i < len;) {
+        int32_t c;
+        size_t k = cal_utf8_next(s, len, i, &c);
+        if ((unsigned char)s[i] >= 0x80 && (tu_props(c) & TU_NEW9)) {
+            if (nheld == cap) held = cal_xrealloc(held, (cap = cap ? 2 * cap : 16) * sizeof *held);
+            held[nheld++] = c;
+            cal_buf_add(&in, s + start, i - start);
+            put_cp(&in, HOLE);
+            start = i + k;
+        }
+        i += k;
+    }
+    if (nheld) {
+        cal_buf_add(&in, s + start, len - start);
+        s = in.p;
+        len = in.n;
+    }
+    utf8proc_uint8_t *r = NULL;
+    utf8proc_ssize_t k = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len, &r, (utf8proc_option_t)opt);
+    cal_buf_free(&in);
+    if (k < 0) {
+        free(held);
+        return -1;
+    }
+    size_t from = 0, next = 0;
+    for (size_t i = 0; nheld && i + 3 <= (size_t)k; i++) {
+        if (memcmp(r + i, "\xef\xb7\x90", 3)) continue;
+        cal_buf_add(o, r + from, i - from);
+        put_cp(o, next < nheld ? held[next++] : HOLE);
+        from = i + 3;
+        i += 2;
+    }
+    cal_buf_add(o, r + from, (size_t)k - from);
+    free(r);
+    free(held);
+    return 0;
+}
+
+static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o, char *err, size_t errlen)
 {
     switch (nm->kind) {
     case TH_N_NFC: case TH_N_NFKC: case TH_N_NFD: case TH_N_NFKD: {
@@ -32,12 +83,9 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
         size_t i = 0;
         while (i < len && (unsigned char)s[i] < 0x80) i++;
         if (i == len) { cal_buf_add(o, s, len); return 0; }
-        utf8proc_uint8_t *r = NULL;
-        utf8proc_ssize_t k = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len, &r, (utf8proc_option_t)opt);
-        if (k < 0) return -1;
-        cal_buf_add(o, r, (size_t)k);
-        free(r);
-        return 0;
+        if (normal_form(s, len, opt, o) == 0) return 0;
+        snprintf(err, errlen, "%s: normalizer: utf8proc cannot normalize the text", t->path);
+        return -1;
     }
     case TH_N_PREPEND:
         if (len) cal_buf_add(o, nm->str, nm->str_len);
@@ -46,7 +94,13 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
     case TH_N_REPLACE: {
         pcre2_match_data *md = nm->pat.re ? pcre2_match_data_create_from_pattern(nm->pat.re, NULL) : NULL;
         size_t from = 0, ms, me;
-        while (from <= len && th_pattern_next(&nm->pat, md, s, len, from, &ms, &me)) {
+        int rc;
+        while (from <= len && (rc = th_pattern_next(&nm->pat, md, s, len, from, &ms, &me)) != 0) {
+            if (rc < 0) {
+                th_pattern_error(t, &nm->pat, rc, err, errlen);
+                if (md) pcre2_match_data_free(md);
+                return -1;
+            }
             cal_buf_add(o, s + from, ms - from);
             cal_buf_add(o, nm->str, nm->str_len);
             if (me == ms) { /* empty match: keep one character and move on */
@@ -64,10 +118,9 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
     }
     case TH_N_LOWER:
         for (size_t i = 0; i < len;) {
-            int32_t c;
+            int32_t c, l[3];
             i += cal_utf8_next(s, len, i, &c);
-            if (c == 0x130) { cal_buf_add(o, "i\xCC\x87", 3); continue; } /* full lowercase of U+0130 */
-            put_cp(o, utf8proc_tolower(c));
+            for (int k = 0, n = tu_lower(c, l); k < n; k++) put_cp(o, l[k]);
         }
         return 0;
     case TH_N_STRIP: {
@@ -84,17 +137,17 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
         return 0;
     }
     }
-    (void)t;
+    snprintf(err, errlen, "%s: unknown normalizer", t->path);
     return -1;
 }
 
-int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len)
+int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen)
 {
     cal_buf a = { 0 }, b = { 0 };
     cal_buf_add(&a, s, len);
     for (size_t i = 0; i < t->nnorm; i++) {
         b.n = 0;
-        if (one(t, &t->norm[i], a.p ? a.p : "", a.n, &b)) { cal_buf_free(&a); cal_buf_free(&b); return -1; }
+        if (one(t, &t->norm[i], a.p ? a.p : "", a.n, &b, err, errlen)) { cal_buf_free(&a); cal_buf_free(&b); return -1; }
         cal_buf tmp = a; a = b; b = tmp;
     }
     cal_buf_free(&b);

@@ -1,14 +1,14 @@
 /* tok_hf_scan.c - hand-written scanners for the pre-tokenizer regexes of the
  * common models. Each replays the regex engine's leftmost-first alternation
- * (with its backtracking) over UTF-8, with Unicode categories from utf8proc
- * and \s = White_Space as onig (the reference's engine) defines it. Tested
+ * (with its backtracking) over UTF-8, with the Unicode 16.0 categories and
+ * White_Space of onig (the reference's engine; tok/unicode.h). Tested
  * against PCRE2 in tests/unit/test_tok_hf_scan.c. */
 #include <pthread.h>
 #include <string.h>
-#include <utf8proc.h>
 
 #include "base/utf8.h"
 #include "tok/hf_int.h"
+#include "tok/unicode.h"
 
 static const char P_LLAMA3[] =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
@@ -64,27 +64,21 @@ enum { C_LU = 1, C_LL = 2, C_LT = 4, C_LM = 8, C_LO = 16, C_M = 32, C_N = 64, C_
 #define C_U (C_LU | C_LT | C_LM | C_LO | C_M)  /* o200k's upper-ish class */
 #define C_W (C_LL | C_LM | C_LO | C_M)         /* o200k's lower-ish class */
 
-static int is_white(int32_t c)
-{
-    return (c >= 9 && c <= 13) || c == 32 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
 static unsigned cls_of(int32_t c)
 {
-    unsigned r = is_white(c) ? C_WS : 0;
+    unsigned p = tu_props(c);
+    unsigned r = p & TU_SPACE ? C_WS : 0;
     if (c == '\r' || c == '\n') r |= C_CRLF;
-    switch (utf8proc_category(c)) {
-    case UTF8PROC_CATEGORY_LU: return r | C_LU;
-    case UTF8PROC_CATEGORY_LL: return r | C_LL;
-    case UTF8PROC_CATEGORY_LT: return r | C_LT;
-    case UTF8PROC_CATEGORY_LM: return r | C_LM;
-    case UTF8PROC_CATEGORY_LO: return r | C_LO;
-    case UTF8PROC_CATEGORY_MN: case UTF8PROC_CATEGORY_MC: case UTF8PROC_CATEGORY_ME: return r | C_M;
-    case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO: return r | C_N;
-    case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS: case UTF8PROC_CATEGORY_PE:
-    case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF: case UTF8PROC_CATEGORY_PO: return r | C_P;
-    case UTF8PROC_CATEGORY_SM: case UTF8PROC_CATEGORY_SC: case UTF8PROC_CATEGORY_SK: case UTF8PROC_CATEGORY_SO: return r | C_S;
+    switch (p & TU_GC) {
+    case TU_LU: return r | C_LU;
+    case TU_LL: return r | C_LL;
+    case TU_LT: return r | C_LT;
+    case TU_LM: return r | C_LM;
+    case TU_LO: return r | C_LO;
+    case TU_MN: case TU_MC: case TU_ME: return r | C_M;
+    case TU_ND: case TU_NL: case TU_NO: return r | C_N;
+    case TU_PC: case TU_PD: case TU_PS: case TU_PE: case TU_PI: case TU_PF: case TU_PO: return r | C_P;
+    case TU_SM: case TU_SC: case TU_SK: case TU_SO: return r | C_S;
     default: return r;
     }
 }

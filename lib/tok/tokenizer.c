@@ -37,6 +37,8 @@
 #include "base/hash.h"
 #include "base/utf8.h"
 #include "stream/stream.h"
+#include "tok/config.h"
+#include "tok/find.h"
 #include "tok/hf.h"
 #include "tok/spm_shim.h"
 
@@ -54,6 +56,12 @@ struct cal_tok {
     special_piece *specials; /* spm only: longest first */
     size_t nspecials;
     unsigned char first_byte[256]; /* first bytes of special pieces */
+    int64_t special[TC_NSPECIAL];  /* bos, eos, pad ids, or -1 */
+    char *from[TC_NSPECIAL];       /* where each came from */
+    int spm_bos, spm_eos;          /* spm: what --add-special adds */
+    char *tmpl_from;               /* where the --add-special template came from */
+    tok_config cfg;                /* a model folder's configuration (cfg.cls NULL: none) */
+    char *files;                   /* the files read */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...) CAL_PRINTF(3, 4);
@@ -62,39 +70,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...) {
     va_start(ap, fmt);
     if (err && errlen) vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
-}
-
-/* Reads the whole file; NULL with err on failure. */
-static char *read_file(const char *path, size_t *len, char *err, size_t errlen) {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        set_err(err, errlen, "%s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        set_err(err, errlen, "is a directory");
-        return NULL;
-    }
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16, n = 0;
-    char *p = cal_xmalloc(cap);
-    for (;;) {
-        if (n == cap) p = cal_xrealloc(p, cap *= 2);
-        ssize_t k = read(fd, p + n, cap - n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) {
-            set_err(err, errlen, "read error: %s", strerror(errno));
-            free(p);
-            close(fd);
-            return NULL;
-        }
-        if (k == 0) break;
-        n += (size_t)k;
-    }
-    close(fd);
-    *len = n;
-    return p;
 }
 
 /* "dir/llama3/tokenizer.json" -> "llama3"; "x/llama2-spm.model" -> "llama2-spm";
@@ -148,11 +123,21 @@ static void spm_collect_specials(cal_tok *t) {
     qsort(t->specials, t->nspecials, sizeof *t->specials, by_length_desc);
 }
 
-cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
+/* Loads the tokenizer file itself (tokenizer.json or a .model, by content). */
+static int load_file(cal_tok *t, const char *path, char *err, size_t errlen) {
     size_t len;
-    char *data = read_file(path, &len, err, errlen);
-    if (!data) return NULL;
-    cal_tok *t = cal_xcalloc(1, sizeof *t);
+    char why[256];
+    char *data = tok_read_file(path, &len, why, sizeof why);
+    if (!data) {
+        /* a bare name that is neither a file nor a fetched tokenizer */
+        if (errno == ENOENT && !strchr(path, '/')) {
+            char *names = cal_tok_names();
+            set_err(err, errlen, "no such file or folder, nor a fetched tokenizer name (%s; see cal-encode --list)",
+                    *names ? names : "none fetched: make tokenizers");
+            free(names);
+        } else set_err(err, errlen, "%s", why);
+        return -1;
+    }
     t->fp = cal_hash(data, len);
     size_t i = len >= 3 && !memcmp(data, "\xef\xbb\xbf", 3) ? 3 : 0; /* a BOM */
     while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')) i++;
@@ -162,14 +147,131 @@ cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
     } else if (len == 0) {
         set_err(err, errlen, "empty file: neither tokenizer.json nor a SentencePiece model");
     } else {
-        char why[256];
         t->spm = spm_shim_load(data, len, why, sizeof why);
         if (t->spm) spm_collect_specials(t);
         else set_err(err, errlen, "neither JSON (tokenizer.json) nor a SentencePiece model (%s)", why);
     }
     free(data);
-    if (!t->hf && !t->spm) {
-        free(t);
+    return t->hf || t->spm ? 0 : -1;
+}
+
+static int64_t token_id(const cal_tok *t, const char *s) {
+    size_t n = strlen(s);
+    if (t->hf) return tok_hf_token_id(t->hf, s, n);
+    for (uint32_t id = 0; id < spm_shim_vocab_size(t->spm); id++) {
+        size_t len;
+        const char *p = spm_shim_piece(t->spm, id, &len);
+        if (len == n && !memcmp(p, s, n)) return id;
+    }
+    return -1;
+}
+
+static char *dup_join(const char *a, const char *b) {
+    size_t n = strlen(a) + strlen(b) + 1;
+    char *r = cal_xmalloc(n);
+    snprintf(r, n, "%s%s", a, b);
+    return r;
+}
+
+/* The special ids and the --add-special template from the folder's
+ * configuration (transformers' rules: config.h). */
+static int apply_config(cal_tok *t, const char *tokfile, char *err, size_t errlen) {
+    tok_config *c = &t->cfg;
+    static const char *const what[TC_NSPECIAL] = {"bos_token", "eos_token", "pad_token"};
+    for (int k = 0; k < TC_NSPECIAL; k++) {
+        t->special[k] = -1;
+        if (!c->token[k]) continue;
+        t->special[k] = token_id(t, c->token[k]);
+        if (t->special[k] < 0) {
+            set_err(err, errlen, "%s '%s' (%s) is not a token of %s", what[k], c->token[k], c->from[k], tokfile);
+            return -1;
+        }
+        t->from[k] = cal_xstrdup(c->from[k]);
+    }
+    if (!c->rebuild && t->hf) {
+        t->tmpl_from = cal_xstrdup("tokenizer.json post_processor");
+        return 0;
+    }
+    /* LlamaTokenizerFast & co (and every .model, converted as LlamaTokenizer):
+     * [bos] $A [eos] from add_bos_token and add_eos_token */
+    if ((c->add_bos && t->special[TC_BOS] < 0) || (c->add_eos && t->special[TC_EOS] < 0)) {
+        set_err(err, errlen, "add_%s_token is true but there is no %s_token (%s)", c->add_bos && t->special[TC_BOS] < 0 ? "bos" : "eos",
+                c->add_bos && t->special[TC_BOS] < 0 ? "bos" : "eos", c->files);
+        return -1;
+    }
+    uint32_t pre = (uint32_t)t->special[TC_BOS], post = (uint32_t)t->special[TC_EOS];
+    if (t->hf) tok_hf_set_template(t->hf, &pre, c->add_bos ? 1 : 0, &post, c->add_eos ? 1 : 0);
+    t->spm_bos = c->add_bos;
+    t->spm_eos = c->add_eos;
+    t->tmpl_from = dup_join("add_bos_token add_eos_token ", c->cls);
+    return 0;
+}
+
+/* Without a configuration: what the tokenizer file alone says. */
+static void file_defaults(cal_tok *t) {
+    const char *f[TC_NSPECIAL];
+    if (t->hf) {
+        t->special[TC_BOS] = tok_hf_bos(t->hf, &f[TC_BOS]);
+        t->special[TC_EOS] = tok_hf_eos(t->hf, &f[TC_EOS]);
+        t->special[TC_PAD] = tok_hf_pad(t->hf, &f[TC_PAD]);
+        t->tmpl_from = cal_xstrdup("tokenizer.json post_processor");
+    } else {
+        t->special[TC_BOS] = spm_shim_bos(t->spm);
+        t->special[TC_EOS] = spm_shim_eos(t->spm);
+        t->special[TC_PAD] = spm_shim_pad(t->spm);
+        f[TC_BOS] = f[TC_EOS] = f[TC_PAD] = "model";
+        t->spm_bos = t->special[TC_BOS] >= 0;
+        t->tmpl_from = cal_xstrdup("LlamaTokenizer's add_bos_token default");
+    }
+    for (int k = 0; k < TC_NSPECIAL; k++)
+        if (t->special[k] >= 0) t->from[k] = cal_xstrdup(f[k]);
+}
+
+static int is_file(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
+    cal_tok *t = cal_xcalloc(1, sizeof *t);
+    struct stat st;
+    char *tokfile = NULL;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* a model folder: tokenizer.json as AutoTokenizer prefers it, else tokenizer.model */
+        static const char *const files[] = {"tokenizer.json", "tokenizer.model"};
+        for (size_t i = 0; i < 2 && !tokfile; i++) {
+            char *p = cal_xmalloc(strlen(path) + strlen(files[i]) + 2);
+            sprintf(p, "%s/%s", path, files[i]);
+            if (is_file(p)) tokfile = p, t->files = cal_xstrdup(files[i]);
+            else free(p);
+        }
+        if (!tokfile) {
+            set_err(err, errlen, "a folder without tokenizer.json or tokenizer.model");
+            free(t);
+            return NULL;
+        }
+        char why[512];
+        if (tok_config_load(path, &t->cfg, why, sizeof why)) {
+            set_err(err, errlen, "%s", why);
+            free(tokfile), free(t->files), free(t);
+            return NULL;
+        }
+    } else {
+        tokfile = cal_xstrdup(path);
+        const char *b = strrchr(path, '/');
+        t->files = cal_xstrdup(b ? b + 1 : path);
+    }
+    int rc = load_file(t, tokfile, err, errlen);
+    if (!rc && t->cfg.cls) {
+        char *all = cal_xmalloc(strlen(t->files) + strlen(t->cfg.files) + 2);
+        sprintf(all, "%s %s", t->files, t->cfg.files);
+        free(t->files);
+        t->files = all;
+        rc = apply_config(t, tokfile, err, errlen);
+    } else if (!rc) file_defaults(t);
+    free(tokfile);
+    if (rc) {
+        cal_tok_free(t);
         return NULL;
     }
     t->name = name_of(path);
@@ -182,6 +284,10 @@ void cal_tok_free(cal_tok *t) {
     if (t->spm) spm_shim_free(t->spm);
     free(t->specials);
     free(t->name);
+    for (int k = 0; k < TC_NSPECIAL; k++) free(t->from[k]);
+    free(t->tmpl_from);
+    free(t->files);
+    tok_config_free(&t->cfg);
     free(t);
 }
 
@@ -195,10 +301,20 @@ static const special_piece *special_at(const cal_tok *t, const char *s, size_t i
     return NULL;
 }
 
+static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned flags, cal_ids *out,
+                           char *err, size_t errlen);
+
 static int spm_encode(const cal_tok *t, const char *s, size_t n, unsigned flags, cal_ids *out,
                       char *err, size_t errlen) {
-    if ((flags & CAL_TOK_ADD_SPECIAL) && spm_shim_bos(t->spm) >= 0)
-        cal_ids_push(out, (uint32_t)spm_shim_bos(t->spm));
+    int add = (flags & CAL_TOK_ADD_SPECIAL) != 0;
+    if (add && t->spm_bos) cal_ids_push(out, (uint32_t)t->special[TC_BOS]);
+    int rc = spm_encode_text(t, s, n, flags, out, err, errlen);
+    if (!rc && add && t->spm_eos) cal_ids_push(out, (uint32_t)t->special[TC_EOS]);
+    return rc;
+}
+
+static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned flags, cal_ids *out,
+                           char *err, size_t errlen) {
     if (!(flags & CAL_TOK_PARSE_SPECIAL) || !t->nspecials)
         return spm_shim_encode(t->spm, s, n, out, err, errlen);
     size_t start = 0;
@@ -271,6 +387,53 @@ uint64_t cal_tok_fingerprint(const cal_tok *t) { return t->fp; }
 uint32_t cal_tok_vocab_size(const cal_tok *t) {
     return t->hf ? tok_hf_vocab_size(t->hf) : spm_shim_vocab_size(t->spm);
 }
-int64_t cal_tok_bos(const cal_tok *t) { return t->hf ? tok_hf_bos(t->hf) : spm_shim_bos(t->spm); }
-int64_t cal_tok_eos(const cal_tok *t) { return t->hf ? tok_hf_eos(t->hf) : spm_shim_eos(t->spm); }
-int64_t cal_tok_pad(const cal_tok *t) { return t->hf ? tok_hf_pad(t->hf) : spm_shim_pad(t->spm); }
+int64_t cal_tok_bos(const cal_tok *t) { return t->special[TC_BOS]; }
+int64_t cal_tok_eos(const cal_tok *t) { return t->special[TC_EOS]; }
+int64_t cal_tok_pad(const cal_tok *t) { return t->special[TC_PAD]; }
+
+/* A token's text for the template description. */
+static void put_token(const cal_tok *t, uint32_t id, cal_buf *b) {
+    size_t len = 0;
+    const char *p = t->hf ? tok_hf_id_text(t->hf, id, &len) : spm_shim_piece(t->spm, id, &len);
+    if (p) cal_buf_add(b, p, len);
+    else cal_buf_addf(b, "%u", id);
+    cal_buf_addc(b, ' ');
+}
+
+void cal_tok_meta(const cal_tok *t, cal_meta *m) {
+    cal_meta_set(m, "tokenizer", t->name);
+    cal_meta_setf(m, "tokenizer_fp", "%016llx", (unsigned long long)t->fp);
+    cal_meta_set(m, "tokenizer_files", t->files);
+    if (t->cfg.cls) cal_meta_setf(m, "tokenizer_class", "%s (%s)", t->cfg.cls, t->cfg.cls_from);
+    else cal_meta_del(m, "tokenizer_class");
+    cal_meta_setf(m, "vocab", "%u", cal_tok_vocab_size(t));
+    static const char *const keys[TC_NSPECIAL] = {"bos", "eos", "pad"}, *const fkeys[TC_NSPECIAL] = {"bos_from", "eos_from", "pad_from"};
+    for (int k = 0; k < TC_NSPECIAL; k++) {
+        if (t->special[k] >= 0) {
+            cal_meta_setf(m, keys[k], "%lld", (long long)t->special[k]);
+            cal_meta_set(m, fkeys[k], t->from[k]);
+        } else {
+            cal_meta_del(m, keys[k]);
+            cal_meta_del(m, fkeys[k]);
+        }
+    }
+    /* the template --add-special applies, in the reference's notation */
+    cal_buf b = {0};
+    const uint32_t *ids;
+    size_t n;
+    if (t->hf) {
+        n = tok_hf_template(t->hf, 0, &ids);
+        for (size_t i = 0; i < n; i++) put_token(t, ids[i], &b);
+    } else if (t->spm_bos) put_token(t, (uint32_t)t->special[TC_BOS], &b);
+    cal_buf_add(&b, "$A", 2);
+    if (t->hf) {
+        n = tok_hf_template(t->hf, 1, &ids);
+        for (size_t i = 0; i < n; i++) cal_buf_addc(&b, ' '), put_token(t, ids[i], &b), b.n--;
+    } else if (t->spm_eos) cal_buf_addc(&b, ' '), put_token(t, (uint32_t)t->special[TC_EOS], &b), b.n--;
+    cal_buf_addc(&b, 0);
+    cal_meta_set(m, "add_special", b.p);
+    cal_meta_set(m, "add_special_from", t->tmpl_from);
+    if (t->cfg.gen_eos) cal_meta_set(m, "generation_eos", t->cfg.gen_eos);
+    else cal_meta_del(m, "generation_eos");
+    cal_buf_free(&b);
+}

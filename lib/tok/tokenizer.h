@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "stream/stream.h"
 
 typedef struct cal_tok cal_tok;
 
@@ -15,9 +16,15 @@ typedef struct cal_tok cal_tok;
 #define CAL_TOK_ADD_SPECIAL 1u   /* apply the tokenizer's own BOS/EOS template */
 #define CAL_TOK_PARSE_SPECIAL 2u /* special-token text in the input becomes the special id */
 
-/* Loads by content (JSON vs protobuf), whatever the extension. On failure
- * returns NULL with a one-line reason in err ("JSON path model.merges[12]:
- * unknown token 'xy'", "byte 1234: ..."). */
+/* Loads a tokenizer file by content (JSON vs protobuf), whatever the
+ * extension, or a Hugging Face model folder: its tokenizer.json (else
+ * tokenizer.model) with the configuration beside it (tok/config.h:
+ * tokenizer_config.json, special_tokens_map.json, generation_config.json),
+ * as transformers' AutoTokenizer.from_pretrained loads it. A file alone
+ * says what it can: BOS/EOS from its post-processor, else guessed from the
+ * special tokens' names (a .model: its own ids). On failure returns NULL
+ * with a one-line reason in err ("JSON path model.merges[12]: unknown token
+ * 'xy'", "byte 1234: ..."). */
 cal_tok *cal_tok_load(const char *path, char *err, size_t errlen);
 void cal_tok_free(cal_tok *t);
 
@@ -29,12 +36,19 @@ int cal_tok_encode(const cal_tok *t, const char *text, size_t len, unsigned flag
 /* Appends the text of ids to out (the reference's decode, special tokens kept). */
 void cal_tok_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *out);
 
-const char *cal_tok_name(const cal_tok *t);      /* file base name */
-uint64_t cal_tok_fingerprint(const cal_tok *t);  /* XXH3-64 of the file bytes */
+const char *cal_tok_name(const cal_tok *t);      /* file base name, or the folder's */
+uint64_t cal_tok_fingerprint(const cal_tok *t);  /* XXH3-64 of the tokenizer file's bytes */
 uint32_t cal_tok_vocab_size(const cal_tok *t);   /* ids are < this */
 /* Special ids, or -1 when the tokenizer has none. */
 int64_t cal_tok_bos(const cal_tok *t);
 int64_t cal_tok_eos(const cal_tok *t);
 int64_t cal_tok_pad(const cal_tok *t);
+
+/* Sets the stream metadata of what was loaded and where each value came
+ * from (man/cal-encode.1, OUTPUT METADATA): tokenizer, tokenizer_fp,
+ * tokenizer_files, tokenizer_class, vocab, bos/eos/pad with bos_from/...,
+ * add_special (the --add-special template) with add_special_from,
+ * generation_eos; keys that do not apply are removed. */
+void cal_tok_meta(const cal_tok *t, cal_meta *m);
 
 #endif

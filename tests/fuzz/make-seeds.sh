@@ -3,6 +3,7 @@
 #   DIR/stream   small cal-streams of every record kind (examples/calstream.py json)
 #   DIR/rowfile  small .safetensors and .npy files (numpy)
 #   DIR/gguf     small GGUF imatrix files (tests/py/gguf_spec.py)
+#   DIR/jinja    the chat templates of tests/jinja/templates and a few small ones
 # Seeds are generated, never committed. Idempotent.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -69,3 +70,10 @@ cat >"$D/tokjson/metaspace.json" <<'JSON'
  "model":{"type":"BPE","dropout":null,"unk_token":"<unk>","fuse_unk":true,"byte_fallback":true,
   "vocab":{"<unk>":0,"<0x41>":1,"\u2581":2,"a":3,"b":4,"\u2581a":5},"merges":["\u2581 a"]}}
 JSON
+
+# Jinja: real chat templates and a few that reach the limits.
+mkdir -p "$D/jinja"
+cp tests/jinja/templates/*.jinja "$D/jinja/"
+printf '%s' '{% for m in messages %}{{ m.role|upper }}: {{ m.content|tojson }}{% endfor %}' >"$D/jinja/small"
+printf '%s' '{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}' >"$D/jinja/recursion"
+printf '%s' '{% set ns = namespace(s="ab") %}{% for i in range(99) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}' >"$D/jinja/growth"

@@ -17,7 +17,8 @@ PKGS="libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openbla
 PCF=$(pkg-config --cflags $PKGS)
 PLIBS=$(pkg-config --libs $PKGS)
 objs=""
-for src in lib/*/*.c lib/*/*.cc; do
+make -s build/gen/unidata.c   # lib/tok's generated Unicode tables (lib/tok/unicode.h)
+for src in lib/*/*.c lib/*/*.cc build/gen/unidata.c; do
   [ -e "$src" ] || continue
   o="$OUT/obj/$(echo "$src" | tr / _).o"
   if [ ! -e "$o" ] || [ "$src" -nt "$o" ] || [ -n "$(find lib -name '*.h' -newer "$o")" ]; then

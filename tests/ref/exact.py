@@ -4,13 +4,19 @@ for the seven tokenizer.json files (Rust HF tokenizers through node,
 tests/ref/hf_encode.js) and the two .model files (python3-sentencepiece,
 tests/ref/spm_encode.py).
 
-    /usr/bin/python3 tests/ref/exact.py [--reduced] [--only NAME,...]
+    /usr/bin/python3 tests/ref/exact.py [--reduced] [--only NAME,...] [--unicode]
 
 Inputs: the built-in corpora (cal-read NAME for each domain) when they are
 built, else a local stand-in (licenses, Python sources, translated man
 pages; said in a skip line); plus the generated groups of gen_cases.py.
 Modes: plain (default flags) on everything; --parse-special on the small
 generated groups; --add-special with and without --parse-special on a few.
+--unicode runs instead the code point suite of issue 12 (gen_cases.unicode_groups:
+every code point alone, after a letter and in combining sequences, and the
+controls inside real text): every code point in plain mode, every 17th in the
+three others (they differ from plain only in special tokens and templates,
+which the controls group exercises in full); --reduced takes every 13th and
+every 221st.
 Reference outputs are cached in build/exact/ref keyed by the SHA-256 of the
 input, the tokenizer file, the mode and the harness, so re-runs are fast.
 Prints one "ok"/"not ok" line per tokenizer and mode with documents, tokens
@@ -33,7 +39,7 @@ import gen_cases  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORK = os.path.join(ROOT, "build", "exact")
 TOK = os.path.join(ROOT, "build", "tokenizers")
-HF = ["llama3", "qwen3", "gemma3", "llama2", "gpt4o", "deepseek_v3", "gptoss"]
+HF = ["llama3", "qwen3", "gemma3", "mistral", "gpt4o", "deepseek_v3", "gptoss"]
 SPM = ["llama2-spm", "albert-unigram"]
 DOMAINS = ["wiki", "web", "code", "stories", "multilingual", "technical"]
 SMALL = ["whitespace", "digits", "contractions", "emoji", "combining", "rtl", "specials", "invalid-utf8"]
@@ -133,30 +139,34 @@ def corpora(reduced, notes):
     return {k: v for k, v in local.items() if v}
 
 
-def build_inputs(reduced, notes):
+def build_inputs(reduced, notes, unicode_suite=False):
     """Writes one TEXT stream per mode (reused while the generators, the
     tokenizers and the corpora are unchanged); returns {mode: path}."""
-    corp = corpora(reduced, notes)
+    corp = {} if unicode_suite else corpora(reduced, notes)
     h = hashlib.sha256()
     for f in ("tests/ref/gen_cases.py", "tests/ref/exact.py", "examples/calstream.py"):
         h.update(open(os.path.join(ROOT, f), "rb").read())
     h.update(open(os.path.join(ROOT, "scripts", "tokenizers.sha256"), "rb").read())
     h.update(b"reduced" if reduced else b"full")
+    h.update(b"unicode" if unicode_suite else b"")
     for label in sorted(corp):
         h.update(label.encode())
         for d in corp[label]:
             h.update(hashlib.sha256(d).digest())
     stamp = h.hexdigest()[:16]
-    paths = {m: os.path.join(WORK, "input-%s-%s.cal" % (m, stamp)) for m in MODES}
+    paths = {m: os.path.join(WORK, "input-%s%s-%s.cal" % ("unicode-" if unicode_suite else "", m, stamp)) for m in MODES}
     if all(os.path.exists(p) for p in paths.values()):
         return paths
     for f in os.listdir(WORK):  # stale inputs (not those of a concurrent run)
         p = os.path.join(WORK, f)
         if f.startswith("input-") and time.time() - os.path.getmtime(p) > 3600:
             os.remove(p)
-    groups = gen_cases.groups(reduced, special_strings())
-    groups.update(corp)
+    groups = gen_cases.groups(reduced, special_strings()) if not unicode_suite else None
     for mode, (_, want) in MODES.items():
+        if unicode_suite:
+            groups = gen_cases.unicode_groups((13 if reduced else 1) * (1 if mode == "plain" else 17))
+            want = None
+        groups.update(corp)
         names = [g for g in groups if want is None or g in want]
         calstream.write_text(paths[mode] + ".tmp", ((g, d) for g in names for d in groups[g]))
         os.replace(paths[mode] + ".tmp", paths[mode])
@@ -223,12 +233,12 @@ def describe(name, doc, ours, ref, piece):
 
 def run_one(name, mode, inp, ref_file, t_ref, docs, labels, ids):
     flags = MODES[mode][0]
-    out = os.path.join(WORK, "ours-%s-%s.cal" % (name, mode))
+    out = os.path.join(WORK, "ours-%s-%s-%d.cal" % (name, mode, os.getpid()))
     t0 = time.time()
     r = subprocess.run(["cal-encode", "-t", tok_path(name), "-j", "2"] + flags + [inp, "-o", out],
                        capture_output=True)
     t_ours = time.time() - t0
-    title = "exact %s %s" % (name, mode)
+    title = "%s %s %s" % ("every code point:" if "--unicode" in sys.argv else "exact", name, mode)
     if r.returncode != 0:
         print("not ok - %s: cal-encode exit %d" % (title, r.returncode))
         print("# " + r.stderr.decode(errors="replace")[-400:].replace("\n", "\n# "))
@@ -276,10 +286,13 @@ def main():
         only = sys.argv[sys.argv.index("--only") + 1].split(",")
     os.makedirs(WORK, exist_ok=True)
     notes = []
-    paths = build_inputs(reduced, notes)
+    unicode_suite = "--unicode" in sys.argv
+    paths = build_inputs(reduced, notes, unicode_suite)
     for n in notes:
         print("skip - exact corpora: %s" % n)
-    if reduced:
+    if reduced and unicode_suite:
+        print("skip - every code point: SANITIZE=1 takes every 13th; the plain build takes all")
+    elif reduced:
         print("skip - exact full inputs: SANITIZE=1 runs a reduced set (every 13th code point, 64 KB words, "
               "256 KB per corpus); the plain build runs everything")
     inputs = {}

@@ -203,6 +203,44 @@ def invalid():
     return docs
 
 
+def packed(cps, fmt, sep, per=64):
+    """Documents of per code points each, every one written as fmt, joined by
+    sep: a million documents of one code point would cost the reference more
+    than the text."""
+    return [sep.join(fmt.format(chr(c)) for c in cps[i:i + per]).encode("utf-8")
+            for i in range(0, len(cps), per)]
+
+
+def controls():
+    """The C0 and C1 controls (and DEL) inside real text."""
+    text = "The quick brown fox jumps over the lazy dog. \u00c7a co\u00fbte 12,50 \u20ac. \u4e2d\u6587\u6587\u672c\u3002"
+    docs = []
+    for c in [chr(c) for c in list(range(0, 0x20)) + list(range(0x7F, 0xA0))]:
+        docs += [text[:20] + c + text[20:], c + text, text + c, "word" + c * 3 + "word", c + " " + c,
+                 "<|im_start|>" + c + "user", "<s>" + c + "</s>", "12" + c + "34", " " + c + "\n",
+                 "it" + c + "'s", "\u00e9" + c + "\u0301", "\U0001F600" + c]
+    return enc(docs)
+
+
+def unicode_groups(step=1):
+    """Every step-th code point U+0000..U+10FFFF but the surrogates, assigned
+    or not, alone (between newlines); those of planes 0-3 and 14 (where every
+    assigned character is) also after a letter, as the base of a combining
+    sequence and inside one (after a base and a mark of class 220, before a
+    mark of class 230: reordering and composition), while planes 4-13, 15 and
+    16 hold only unassigned and private-use code points, alike there; and the
+    controls inside real text."""
+    cps = [c for c in range(0, 0x110000, step) if not 0xD800 <= c < 0xE000]
+    lively = [c for c in cps if c < 0x40000 or 0xE0000 <= c < 0xF0000]
+    return {
+        "u-alone": packed(cps, "{}", "\n"),
+        "u-after-letter": packed(lively, "a{}", " "),
+        "u-base": packed(lively, "{}\u0301", " "),
+        "u-inside": packed(lively, "a\u0323{}\u0301", " "),
+        "controls": controls(),
+    }
+
+
 def groups(reduced=False, special_strings=()):
     step = 13 if reduced else 1
     cps = [chr(c) for c in code_points(step)]

@@ -136,14 +136,33 @@ cat >"$T/want" <<'EOF'
 {"input_ids":[5,5,5,5],"attention_mask":[1,1,1,1]}
 EOF
 same ".jsonl with attention_mask when a row has padding" "$T/rows.jsonl.out.jsonl" "$T/want"
+check ".npy with padded rows writes the mask to NAME.mask.npy" $PY -c '
+import numpy as np, sys
+m = np.load(sys.argv[1])
+assert m.dtype == np.dtype("<i8") and m.tolist() == [[1,1,1,1],[1,1,1,1],[1,1,0,0],[1,1,1,1],[1,1,1,1]], m.tolist()' "$T/rows.mask.npy"
+cal-cat --import "$T/rows.npy" | cal-cat | grep -c 'mask(2 padded) 9 8 0 0' >"$T/n"
+eq "--import NAME.npy reads the mask back from NAME.mask.npy" "$(cat "$T/n")" 1
+cal-cat -o "$T/rows.npz" "$T/rows.cal"
+check ".npz: np.load gives input_ids and attention_mask; the ZIP's CRCs hold" $PY -c '
+import numpy as np, sys, zipfile
+z = np.load(sys.argv[1])
+assert sorted(z.files) == ["attention_mask", "input_ids"], z.files
+assert z["input_ids"].dtype == np.dtype("<i8") and z["attention_mask"].dtype == np.dtype("<i8")
+assert z["input_ids"].tolist() == [[1,2,3,4],[1,20,30,4000000000],[9,8,0,0],[-1,-1,-1,-1],[5,5,5,5]]
+assert z["attention_mask"].tolist() == [[1,1,1,1],[1,1,1,1],[1,1,0,0],[1,1,1,1],[1,1,1,1]]
+zf = zipfile.ZipFile(sys.argv[1])
+assert zf.testzip() is None and all(i.compress_type == zipfile.ZIP_STORED for i in zf.infolist())' "$T/rows.npz"
 
-# Without padding: no attention_mask anywhere.
+# Without padding: the mask is all ones in .jsonl (AutoGPTQ reads it always).
 grep -v '"code"' "$T/rows.jsonl" | $W >"$T/nopad.cal"
 cal-cat -o "$T/nopad.jsonl" "$T/nopad.cal"
-eq ".jsonl without padding has no attention_mask" "$(cat "$T/nopad.jsonl")" '{"input_ids":[1,2,3,4]}
-{"input_ids":[1,20,30,4000000000]}
-{"input_ids":[-1,-1,-1,-1]}
-{"input_ids":[5,5,5,5]}'
+eq ".jsonl without padding has attention_mask of all ones" "$(cat "$T/nopad.jsonl")" '{"input_ids":[1,2,3,4],"attention_mask":[1,1,1,1]}
+{"input_ids":[1,20,30,4000000000],"attention_mask":[1,1,1,1]}
+{"input_ids":[-1,-1,-1,-1],"attention_mask":[1,1,1,1]}
+{"input_ids":[5,5,5,5],"attention_mask":[1,1,1,1]}'
+cp "$T/rows.mask.npy" "$T/nopad.mask.npy"
+cal-cat -o "$T/nopad.npy" "$T/nopad.cal"
+check ".npy without padding writes no mask and removes a stale NAME.mask.npy" sh -c "[ -e '$T/nopad.npy' ] && ! [ -e '$T/nopad.mask.npy' ]"
 cal-cat -o "$T/nopad.safetensors" "$T/nopad.cal"
 eq ".safetensors without padding has only input_ids" \
   "$($STR "$T/nopad.safetensors" | tail -n +3 | $PY -c 'import json,sys; print([json.loads(l)["name"] for l in sys.stdin])')" "['input_ids']"
@@ -202,6 +221,8 @@ expect_fail "rows of unequal length are an error for .safetensors, naming the re
   cal-cat -o "$T/bad.safetensors" "$T/r2.cal"
 expect_fail "rows of unequal length are an error for .npy" 1 "byte $off: ROW of length 3 .*\.npy" \
   cal-cat -o "$T/bad.npy" "$T/r2.cal"
+expect_fail "rows of unequal length are an error for .npz" 1 "byte $off: ROW of length 3 .*\.npz" \
+  cal-cat -o "$T/bad.npz" "$T/r2.cal"
 check "no output file (or temp file) is left after an error" sh -c "! ls '$T' | grep -q '^bad'"
 check ".jsonl accepts rows of unequal length" cal-cat -o "$T/ok.jsonl" "$T/r2.cal"
 expect_fail "non-ROW records cannot be converted" 1 "s1.cal: byte 105: expected ROW records to convert, got TEXT" \
@@ -241,7 +262,7 @@ expect_fail "--import with calkit metadata that does not match the rows" 1 \
   "edited.safetensors: byte 8: calkit.ids metadata is not 16 hex digits for each of 5 rows" \
   cal-cat --import "$T/edited.safetensors" -o "$T/x.cal"
 expect_fail "unknown option: the parser's one wording" 2 "^cal-cat: unknown option '--bogus' \\(see --help\\)$" cal-cat --bogus
-expect_fail "-o with an unknown extension is a usage error" 2 "must end in .safetensors, .npy, .jsonl or .cal" \
+expect_fail "-o with an unknown extension is a usage error" 2 "must end in .safetensors, .npy, .npz, .jsonl or .cal" \
   cal-cat -o "$T/x.txt" "$T/s1.cal"
 expect_fail "modes exclude each other" 2 "exclude each other" cal-cat --json --check "$T/s1.cal"
 expect_fail "a missing file" 1 "^cal-cat: $T/nope.cal: No such file" cal-cat "$T/nope.cal"

@@ -2,11 +2,11 @@
 # The README pipeline on a tiny random model:
 #   cal-read | cal-encode -t TOKENIZER | cal-pack -l L -n N | cal-hessian --embed model.safetensors
 # checked against numpy on the packed rows (cal-cat -o rows.npy). Skipped
-# until cal-read, cal-encode, cal-pack and the fetched llama2 tokenizer
+# until cal-read, cal-encode, cal-pack and the fetched mistral tokenizer
 # (make tokenizers) are present.
 . tests/lib.sh
 export PYTHONPATH="$PWD/tests/sh"
-TOK=build/tokenizers/llama2/tokenizer.json
+TOK=build/tokenizers/mistral/tokenizer.json
 for p in cal-read cal-encode cal-pack cal-cat; do
   command -v $p >/dev/null 2>&1 || { skip "README pipeline" "$p is not built yet"; exit 0; }
 done

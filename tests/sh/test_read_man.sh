@@ -10,5 +10,6 @@ eq "every format of --help is in the man page" \
 w=$(man --warnings -l man/cal-read.1 2>&1 >/dev/null)
 eq "man page renders without warnings" "$w" ""
 eq "--version" "$(cal-read --version)" "cal-read (calkit) $(sed -n 's/^#define CAL_VERSION "\(.*\)"/\1/p' lib/base/err.h)"
+eq "-h is --help" "$(cal-read -h)" "$(cal-read --help)"
 expect_fail "unknown option" 2 "unknown option" cal-read --bogus
 expect_fail "no source" 2 "no SOURCE" cal-read

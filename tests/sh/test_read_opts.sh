@@ -76,6 +76,8 @@ eq "corpus from \$CAL_CORPORA" "$(CAL_CORPORA="$T/corp" cal-read wiki | D --labe
 eq "alias c4 -> web" "$(CAL_CORPORA="$T/corp" cal-read c4 | D)" '"web page"'
 CAL_CORPORA="$T/corp" cal-read --list >"$T/list"
 eq "--list: six corpora" "$(grep -cE '^(wiki|web|code|stories|multilingual|technical) ' "$T/list")" "6"
+expect_fail "--list to a closed stdout fails" 1 "standard output: write error" sh -c 'cal-read --list >&-'
+expect_fail "--list to a full device fails" 1 "standard output: write error" sh -c 'cal-read --list >/dev/full'
 if [ -f build/corpora/wiki.jsonl.zst ]; then
   n=$(CAL_CORPORA= cal-read -v wiki 2>&1 >/dev/null | sed -n 's/.*: \([0-9]*\) documents, \([0-9]*\) bytes.*/\2/p')
   [ "${n:-0}" -ge 2000000 ] && ok "built wiki corpus >= 2 MB ($n)" || not_ok "built wiki corpus" "$n"

@@ -34,6 +34,8 @@ printf '{"text": "ok"}\n{"text": "broken\n' >"$T/bad.jsonl"
 expect_fail "invalid JSON names file and byte" 1 'bad.jsonl: byte 31: invalid JSON' cal-read "$T/bad.jsonl"
 printf '{"body": "x"}\n' >"$T/nofield.jsonl"
 expect_fail "missing field" 1 "nofield.jsonl: byte 0: no field 'text'" cal-read "$T/nofield.jsonl"
+printf '{"text": "ok"}\n{"messages":"hi"}\n' >"$T/chatstr.jsonl"
+expect_fail '{"messages":"hi"} is an error, not the document "hi"' 1 "chatstr.jsonl: byte 15: no field 'text', and 'messages' is not a chat list" cal-read "$T/chatstr.jsonl"
 
 printf '{"text": "bad \377 byte", "n": 1}\n' >"$T/u8.jsonl"
 eq "invalid UTF-8 inside a JSON string is replaced" "$(got "$T/u8.jsonl")" '"bad � byte"'
@@ -70,12 +72,12 @@ eq "BOM removed" "$(got -f lines "$T/bom.txt")" '"bom"'
 eq "BOM removed (whole file)" "$(got "$T/bom.txt")" '"bom\n"'
 printf '\357\273\277{"text": "j"}\n' >"$T/bom.jsonl"
 eq "BOM removed (JSONL)" "$(got "$T/bom.jsonl")" '"j"'
-printf 'ok \377 bad \300\257 x\000y\n' >"$T/u.txt"
-eq "invalid UTF-8 and NUL replaced" "$(got -f lines -v "$T/u.txt")" '"ok � bad �� x�y"'
-grep -q '3 invalid UTF-8 and 1 NUL' "$T/err" && ok "replacements counted by -v" || not_ok "replacements counted" "$(cat "$T/err")"
+printf 'ok \377 bad \300\257 x\000y \340\240!\n' >"$T/u.txt"
+eq "invalid UTF-8 replaced (one U+FFFD per maximal subpart), NUL kept" "$(got -f lines -v "$T/u.txt")" '"ok � bad �� x\u0000y �!"'
+grep -q '; 4 invalid UTF-8 sequences replaced$' "$T/err" && ok "replacements counted by -v" || not_ok "replacements counted" "$(cat "$T/err")"
 expect_fail "--strict names the byte" 1 'u.txt: byte 3: invalid UTF-8' cal-read --strict -f lines "$T/u.txt"
-printf 'abc\000\n' >"$T/n.txt"
-expect_fail "--strict NUL" 1 'n.txt: byte 3: NUL byte' cal-read --strict "$T/n.txt"
+printf 'abc\000\001\n' >"$T/n.txt"
+eq "--strict keeps NUL and controls" "$(got --strict "$T/n.txt")" '"abc\u0000\u0001\n"'
 printf 'a\r\nb\r\n' >"$T/crlf.txt"
 eq "CRLF kept" "$(got "$T/crlf.txt")" '"a\r\nb\r\n"'
 eq "--crlf" "$(got --crlf "$T/crlf.txt")" '"a\nb\n"'

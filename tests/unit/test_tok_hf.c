@@ -78,6 +78,7 @@ static const char *byte_level_json(int ignore_merges)
 
 static void test_byte_level(void)
 {
+    const char *from;
     char err[256] = "";
     tok_hf *t = load(byte_level_json(0), err, sizeof err);
     CHECK(t != NULL, "byte-level tokenizer loads (%s)", err);
@@ -91,7 +92,7 @@ static void test_byte_level(void)
     CHECK(IDS(t, "xcab cab", 0, 19, 2, 4, 3, 18), "single_word token only matches as a whole word");
     CHECK(IDS(t, "a\xff" "b", 0, 0, 1), "invalid UTF-8 becomes U+FFFD (bytes without a token are dropped, as the reference)");
     CHECK(ids_are(t, "\xff", 1, 0, NULL, 0), "a text whose every byte lacks a token gives no ids (and no crash)");
-    CHECK(tok_hf_vocab_size(t) == 20 && tok_hf_bos(t) == -1 && tok_hf_eos(t) == -1, "vocab size and no BOS/EOS");
+    CHECK(tok_hf_vocab_size(t) == 20 && tok_hf_bos(t, &from) == -1 && tok_hf_eos(t, &from) == -1, "vocab size and no BOS/EOS");
     CHECK(decodes_to(t, (const uint32_t[]){ 5, 7, 16 }, 3, "abc ab<x>"), "decode maps bytes back");
     /* a 1 MB word: 'ab' x 500000 -> 500000 x 'ab' (O(n log n) merge loop) */
     size_t n = 1000000;
@@ -112,6 +113,7 @@ static void test_byte_level(void)
 
 static void test_spm_style(void)
 {
+    const char *from;
     char err[256] = "";
     tok_hf *t = load(
         "{'added_tokens':["
@@ -136,7 +138,7 @@ static void test_spm_style(void)
     CHECK(IDS(t, "hi \xc3\xa9", 0, 9, 5, 3, 4), "byte fallback for a character without a token");
     CHECK(IDS(t, "hi \xc3\xb1\xc3\xb1", 0, 9, 5, 0), "fuse_unk: consecutive unknown characters are one <unk>");
     CHECK(IDS(t, "hi<s>hi", 2, 9, 1, 9), "each piece around an added token is normalized on its own");
-    CHECK(tok_hf_bos(t) == 1 && tok_hf_eos(t) == 2, "BOS from the template, EOS from the added tokens");
+    CHECK(tok_hf_bos(t, &from) == 1 && !strcmp(from, "post_processor") && tok_hf_eos(t, &from) == 2 && !strcmp(from, "token name"), "BOS from the template, EOS from the added tokens");
     CHECK(decodes_to(t, (const uint32_t[]){ 9, 5, 3, 4 }, 4, "hi \xc3\xa9"), "decoder chain: Replace, ByteFallback, Fuse, Strip");
     tok_hf_free(t);
 }

@@ -122,7 +122,7 @@ static void test_errors(void) {
     CHECK(!cal_tok_load(junk, err, sizeof err) && strstr(err, "empty"), "empty file: %s", err);
     remove(junk);
     err[0] = 0;
-    CHECK(!cal_tok_load("build", err, sizeof err) && strstr(err, "directory"), "directory: %s", err);
+    CHECK(!cal_tok_load("build", err, sizeof err) && strstr(err, "a folder without tokenizer.json or tokenizer.model"), "a folder that is not a model folder: %s", err);
 }
 
 int main(void) {

@@ -1,0 +1,72 @@
+/* docfile.c - see docfile.h. */
+#include "text/docfile.h"
+
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "io/insrc.h"
+#include "io/parquet.h"
+#include "text/format.h"
+#include "text/split.h"
+
+static int read_parquet(cal_docfile *r, const char *path, const char *field, cal_doc_fn fn, void *ctx) {
+    char err[512];
+    if (strcmp(path, "-") == 0) cal_die("stdin: Parquet input must be a file, not a pipe");
+    cal_pq *q = cal_pq_open(path, field, err, sizeof err);
+    if (!q) cal_die("%s: %s", path, err);
+    cal_doc d = {path, NULL, 0, 0, 0};
+    const uint8_t *p;
+    int got, stop = 0;
+    while (!stop && (got = cal_pq_next(q, &p, &d.n, &d.off, err, sizeof err)) == 1) {
+        d.text = (const char *)p;
+        stop = fn(ctx, &d);
+    }
+    if (!stop && got < 0) cal_die("%s: %s", path, err);
+    r->nulls += cal_pq_nulls(q);
+    cal_pq_close(q);
+    return stop;
+}
+
+static int read_jsonl(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
+    cal_buf line = {0};
+    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0};
+    uint64_t nulls = r->json.nulls;
+    int stop = 0, got;
+    cal_insrc_skip_bom(s);
+    while (!stop && (got = cal_insrc_line(s, &line, &d.off, r->max)) != 0) {
+        char err[512];
+        size_t pos;
+        if (got < 0) cal_die_at(d.file, d.off, "line of more than %zu bytes (the record limit)", r->max);
+        got = cal_jsonl_doc(&r->json, line.p ? line.p : "", line.n, &d.text, &d.n, err, sizeof err, &pos);
+        if (got < 0) cal_die_at(d.file, d.off + pos, "%s", err);
+        if (got > 0) stop = fn(ctx, &d);
+    }
+    r->nulls += r->json.nulls - nulls;
+    cal_buf_free(&line);
+    return stop;
+}
+
+int cal_docfile_read(cal_docfile *r, const char *path, int fmt, const char *field, cal_doc_fn fn, void *ctx) {
+    if (fmt == CAL_FMT_AUTO) fmt = cal_fmt_from_name(path);
+    if ((fmt == CAL_FMT_AUTO || fmt == CAL_FMT_TEXT) && r->sep) fmt = CAL_FMT_SEP;
+    r->files++;
+    r->json.field = field;
+    if (fmt == CAL_FMT_PARQUET) return read_parquet(r, path, field, fn, ctx);
+    cal_insrc *s = cal_insrc_open(path);
+    if (fmt == CAL_FMT_AUTO) {
+        const uint8_t *p;
+        size_t n = cal_insrc_peek(s, &p, 4096);
+        fmt = cal_fmt_from_content(p, n);
+        if (fmt == CAL_FMT_PARQUET) {
+            if (strcmp(cal_insrc_codec(s), "none") != 0) cal_die("%s: compressed Parquet files are not supported", path);
+            cal_insrc_close(s);
+            return read_parquet(r, path, field, fn, ctx);
+        }
+    }
+    int stop = fmt == CAL_FMT_JSONL ? read_jsonl(r, s, fn, ctx) : cal_split(s, fmt, r->sep, r->max, fn, ctx);
+    cal_insrc_close(s);
+    return stop;
+}
+
+void cal_docfile_free(cal_docfile *r) { cal_jsonl_free(&r->json); }

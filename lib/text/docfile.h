@@ -1,0 +1,30 @@
+/* docfile.h - the documents of one file, whatever its format: the format
+ * told from the name and first bytes (text/format.h) unless given, then
+ * plain-text layouts (text/split.h), JSON Lines (text/jsonl.h) or a Parquet
+ * string column (io/parquet.h). gzip and zstd are removed on the way. */
+#ifndef CAL_TEXT_DOCFILE_H
+#define CAL_TEXT_DOCFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "text/doc.h"
+#include "text/jsonl.h"
+
+typedef struct {
+    const char *sep; /* --sep: text is split at this literal, or NULL */
+    size_t max;      /* bytes of a document or line at most (the record limit) */
+    cal_jsonl json;  /* JSON Lines: template, strict, counters (field: per file) */
+    uint64_t files;  /* files read */
+    uint64_t nulls;  /* null values skipped (JSON Lines and Parquet) */
+} cal_docfile;
+
+/* Reads the file at path ("-": stdin) in format fmt (CAL_FMT_AUTO: from the
+ * name, then the first bytes; AUTO or TEXT with a sep is SEP), the text
+ * being the JSON/Parquet field path `field`, and calls fn for each document
+ * until it returns nonzero (then returns 1; else 0). Bad data ends the
+ * program with one line naming the file and byte offset. */
+int cal_docfile_read(cal_docfile *r, const char *path, int fmt, const char *field, cal_doc_fn fn, void *ctx);
+void cal_docfile_free(cal_docfile *r);
+
+#endif

@@ -1,0 +1,73 @@
+/* format.c - see format.h. */
+#include "text/format.h"
+
+#include <string.h>
+
+static const char *const NAMES[] = {
+    [CAL_FMT_TEXT] = "text",       [CAL_FMT_LINES] = "lines",
+    [CAL_FMT_PARAGRAPHS] = "paragraphs", [CAL_FMT_WIKIEXTRACTOR] = "wikiextractor",
+    [CAL_FMT_WIKITEXT] = "wikitext", [CAL_FMT_JSONL] = "jsonl",
+    [CAL_FMT_PARQUET] = "parquet",
+};
+
+int cal_fmt_parse(const char *name) {
+    for (int k = 0; k < (int)(sizeof NAMES / sizeof *NAMES); k++)
+        if (NAMES[k] && !strcmp(name, NAMES[k])) return k;
+    return -1;
+}
+
+static int has_suffix(const char *s, size_t n, const char *suf) {
+    size_t k = strlen(suf);
+    return n >= k && strncmp(s + n - k, suf, k) == 0;
+}
+
+static const char *const COMPRESSED[] = {".gz", ".gzip", ".zst", ".zstd"};
+
+int cal_fmt_from_name(const char *path) {
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof COMPRESSED / sizeof *COMPRESSED; i++)
+        if (has_suffix(path, n, COMPRESSED[i])) {
+            n -= strlen(COMPRESSED[i]);
+            break;
+        }
+    if (has_suffix(path, n, ".parquet") || has_suffix(path, n, ".pq")) return CAL_FMT_PARQUET;
+    if (has_suffix(path, n, ".jsonl") || has_suffix(path, n, ".json") || has_suffix(path, n, ".ndjson"))
+        return CAL_FMT_JSONL;
+    return CAL_FMT_AUTO;
+}
+
+int cal_fmt_from_content(const uint8_t *p, size_t n) {
+    if (n >= 4 && memcmp(p, "PAR1", 4) == 0) return CAL_FMT_PARQUET;
+    if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3, n -= 3;
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) i++;
+    if (i < n && p[i] == '{') return CAL_FMT_JSONL;
+    if (n >= 5 && memcmp(p, "<doc ", 5) == 0) return CAL_FMT_WIKIEXTRACTOR;
+    /* wikitext-2 raw: blank lines (or " \n"), then " = Title = " */
+    size_t a = 0;
+    while (a < n && (p[a] == '\n' || (p[a] == ' ' && a + 1 < n && p[a + 1] == '\n'))) a++;
+    if (a + 4 < n && p[a] == ' ' && p[a + 1] == '=' && p[a + 2] == ' ' && p[a + 3] != '=') return CAL_FMT_WIKITEXT;
+    return CAL_FMT_TEXT;
+}
+
+void cal_label_from_path(const char *path, char *out, size_t cap) {
+    size_t end = strlen(path);
+    while (end > 1 && path[end - 1] == '/') end--; /* "data/" -> "data" */
+    size_t start = end;
+    while (start > 0 && path[start - 1] != '/') start--;
+    const char *b = path + start;
+    size_t n = end - start;
+    static const char *const ext[] = {".gz", ".gzip", ".zst", ".zstd", ".jsonl", ".json", ".ndjson",
+                                      ".parquet", ".pq", ".txt", ".raw", ".tokens", ".text"};
+    for (int again = 1; again;) { /* "x.jsonl.gz" -> "x" */
+        again = 0;
+        for (size_t i = 0; i < sizeof ext / sizeof *ext; i++)
+            if (n > strlen(ext[i]) && has_suffix(b, n, ext[i])) {
+                n -= strlen(ext[i]);
+                again = 1;
+            }
+    }
+    if (n >= cap) n = cap - 1;
+    memcpy(out, b, n);
+    out[n] = 0;
+}

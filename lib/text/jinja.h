@@ -1,0 +1,74 @@
+/* jinja.h - renders Hugging Face chat templates (Jinja2) in C.
+ *
+ * Why this module exists: an instruct model reads its conversations through
+ * its tokenizer's `chat_template`, a Jinja2 program that transformers runs
+ * in apply_chat_template(). Calibrating on conversations rendered any other
+ * way calibrates on text the model never sees. Debian has no Jinja library
+ * for C (Jinja itself is Python), so calkit carries the part of Jinja that
+ * chat templates use, made to give byte-identical output.
+ *
+ * What it matches: transformers' environment, i.e. Jinja2's
+ * ImmutableSandboxedEnvironment with trim_blocks and lstrip_blocks, the
+ * loopcontrols extension (break, continue), the {% generation %} block,
+ * transformers' tojson filter (json.dumps with ensure_ascii=False, key order
+ * kept, Python's separators, indent=...), raise_exception(msg) and
+ * strftime_now(fmt); Jinja's default Undefined (prints as nothing, fails
+ * when its attributes are used); Python's str/int/float/list/dict semantics
+ * where templates rely on them (str() and repr(), string methods, slicing,
+ * comparisons, truth). tests/jinja/ checks it against python3-jinja2 set up
+ * as transformers sets it up, over real model templates.
+ *
+ * Not supported: template inheritance and inclusion (extends, block,
+ * include, import), autoescape blocks, and the filters groupby, pprint,
+ * random, striptags, urlencode, urlize, wordwrap, xmlattr, filesizeformat
+ * (known names, so templates mentioning them load, but an error if run).
+ * Integers are 64-bit (Python's are unbounded): overflow is an error.
+ * Upper/lower-casing uses Unicode's simple mappings plus the common
+ * one-to-many ones (ß, ligatures; Python has a few more).
+ *
+ * Errors are one line, "NAME: line N: message"; for raise_exception the
+ * message is exactly the template's text. Loops, recursion, output size and
+ * memory are bounded (cal_jinja_opts), so no template can hang or exhaust
+ * the machine. */
+#ifndef CAL_TEXT_JINJA_H
+#define CAL_TEXT_JINJA_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "base/buf.h"
+
+typedef struct cal_jinja cal_jinja;
+
+typedef struct {
+    /* strftime_now()'s time (local time, fields tm_year, tm_mon, tm_mday,
+     * tm_hour, tm_min, tm_sec; weekday and day of year are derived);
+     * NULL: the local time when cal_jinja_render is called. */
+    const struct tm *now;
+    size_t max_output;   /* bytes of output; 0: 256 MiB */
+    size_t max_memory;   /* bytes of working memory; 0: 1 GiB */
+    uint64_t max_steps;  /* loop iterations and calls; 0: 100 million */
+    int max_depth;       /* nested macro calls and values; 0: 200 */
+} cal_jinja_opts;
+
+/* Parses the template src[0..n) (UTF-8). name is used in messages (the
+ * file, or "tokenizer_config.json chat_template"). NULL on a syntax error,
+ * with a one-line message in err. */
+cal_jinja *cal_jinja_load(const char *name, const char *src, size_t n, char *err, size_t errlen);
+
+/* Renders t with the variables of the JSON object vars appended to out.
+ * Renders only read t (and vars): threads may render one template at once.
+ * For apply_chat_template's behaviour the caller passes messages, tools
+ * (null when there are none, as transformers does), documents (null),
+ * add_generation_prompt, the special tokens that are set (bos_token,
+ * eos_token, pad_token, ...; leave out those that are None) and any extra
+ * keyword variables. opts may be NULL. Returns 0, or -1 with out unchanged
+ * and a one-line message in err. */
+int cal_jinja_render(const cal_jinja *t, const json_t *vars, const cal_jinja_opts *opts,
+                     cal_buf *out, char *err, size_t errlen);
+
+void cal_jinja_free(cal_jinja *t);
+
+#endif

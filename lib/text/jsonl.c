@@ -1,0 +1,134 @@
+/* jsonl.c - see jsonl.h. The fast path (io/jsonscan.h) reads a plain
+ * top-level field without a tree; everything else goes to jansson. */
+#include "text/jsonl.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/utf8.h"
+#include "io/jsonscan.h"
+#include "text/chat.h"
+
+/* The value at a dotted path: object members by name, array elements by
+ * number; NULL when a step is missing. */
+static json_t *json_path(json_t *v, const char *path) {
+    char part[256];
+    while (v && *path) {
+        size_t k = strcspn(path, ".");
+        if (k >= sizeof part) return NULL;
+        memcpy(part, path, k);
+        part[k] = 0;
+        path += k + (path[k] == '.');
+        if (json_is_object(v)) {
+            v = json_object_get(v, part);
+        } else if (json_is_array(v)) {
+            char *e;
+            unsigned long i = strtoul(part, &e, 10);
+            v = (*part && !*e) ? json_array_get(v, i) : NULL;
+        } else {
+            return NULL;
+        }
+    }
+    return v;
+}
+
+static int blank(const char *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r') return 0;
+    return 1;
+}
+
+/* JSON forbids raw bytes below 0x20 inside strings; Python's
+ * json.loads(strict=False) and the text itself keep them. Writes p with each
+ * such byte inside a string as \u00XX into out; 0 when there is none. */
+static int escape_controls(const char *p, size_t n, cal_buf *out) {
+    size_t i = 0;
+    while (i < n && (unsigned char)p[i] >= 0x20) i++;
+    if (i == n) return 0;
+    out->n = 0;
+    int in_str = 0;
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (in_str && c < 0x20) {
+            cal_buf_addf(out, "\\u%04x", c);
+            continue;
+        }
+        cal_buf_addc(out, (char)c);
+        if (c == '"') in_str = !in_str;
+        else if (in_str && c == '\\' && i + 1 < n) cal_buf_addc(out, p[++i]);
+    }
+    return 1;
+}
+
+static int fail(char *err, size_t errlen, size_t *pos, size_t at, const char *fmt, ...) CAL_PRINTF(5, 6);
+static int fail(char *err, size_t errlen, size_t *pos, size_t at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    *pos = at;
+    return -1;
+}
+
+int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
+                  size_t errlen, size_t *pos) {
+    const char *field = j->field;
+    int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
+    if (!chat_field && !strchr(field, '.') && cal_json_field(line, n, field, &j->str)) {
+        *text = j->str.p ? j->str.p : "";
+        *tn = j->str.n;
+        return 1;
+    }
+    if (blank(line, n)) return 0;
+    /* The full parse: first what jansson would refuse but the text keeps. */
+    const char *p = line;
+    size_t pn = n, bad = cal_utf8_valid_prefix(line, n);
+    int rewritten = 0;
+    if (bad < n) {
+        if (j->strict) return fail(err, errlen, pos, bad, "invalid UTF-8");
+        j->fix.n = 0;
+        j->replaced += cal_utf8_repair(line, n, &j->fix);
+        p = j->fix.p, pn = j->fix.n, rewritten = 1;
+    }
+    if (escape_controls(p, pn, &j->esc)) p = j->esc.p, pn = j->esc.n, rewritten = 1;
+    json_error_t e;
+    json_t *root = json_loadb(p, pn, JSON_ALLOW_NUL | JSON_DECODE_ANY, &e);
+    if (!root) /* a rewritten line has other offsets: name the line's start */
+        return fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s",
+                    e.text);
+    json_t *v = json_is_string(root) ? root : json_path(root, field);
+    const char *chat_name = chat_field ? field : NULL;
+    if (!v && !chat_field && json_is_object(root)) {
+        chat_name = "messages";
+        if (!(v = json_object_get(root, chat_name))) chat_name = "conversations", v = json_object_get(root, chat_name);
+        if (!v) chat_name = NULL;
+    }
+    int r = 1;
+    if (json_is_string(v) && (!chat_name || chat_field)) {
+        j->str.n = 0;
+        cal_buf_add(&j->str, json_string_value(v), json_string_length(v));
+        *text = j->str.p, *tn = j->str.n;
+    } else if (json_is_array(v) && chat_name) {
+        if (cal_chat_flatten(v, j->tmpl, &j->chat)) *text = j->chat.p ? j->chat.p : "", *tn = j->chat.n;
+        else r = fail(err, errlen, pos, 0, "chat record without role/content strings");
+    } else if (json_is_null(v)) {
+        j->nulls++;
+        r = 0;
+    } else if (!v) {
+        r = fail(err, errlen, pos, 0, "no field '%s' (and no chat 'messages')", field);
+    } else if (chat_name && !chat_field) {
+        r = fail(err, errlen, pos, 0, "no field '%s', and '%s' is not a chat list", field, chat_name);
+    } else {
+        r = fail(err, errlen, pos, 0, "field '%s' is not a string", field);
+    }
+    json_decref(root);
+    return r;
+}
+
+void cal_jsonl_free(cal_jsonl *j) {
+    cal_buf_free(&j->str), cal_buf_free(&j->chat), cal_buf_free(&j->fix), cal_buf_free(&j->esc);
+}

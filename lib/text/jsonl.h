@@ -1,0 +1,35 @@
+/* jsonl.h - the document of one line of JSON Lines: the string at a field
+ * path, or a chat record flattened (text/chat.h). Lines are read leniently
+ * where text would otherwise be lost: raw control bytes inside strings are
+ * taken as the characters they are, and invalid UTF-8 is repaired with the
+ * one policy of base/utf8.h (or is an error with strict). */
+#ifndef CAL_TEXT_JSONL_H
+#define CAL_TEXT_JSONL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+
+typedef struct {
+    const char *field;  /* dotted path of the text: "text", "meta.body", "a.0" */
+    int tmpl;           /* chat layout (CAL_CHAT_*) */
+    int strict;         /* invalid UTF-8 in a line parsed in full is an error */
+    uint64_t nulls;     /* lines whose text is null (skipped) */
+    uint64_t replaced;  /* invalid UTF-8 sequences replaced in lines parsed in full */
+    cal_buf str, chat, fix, esc; /* scratch */
+} cal_jsonl;
+
+/* The document of line[0..n): 1 with its bytes in *text, *tn (valid until the
+ * next call; invalid UTF-8 found by the fast path is left for the caller to
+ * repair), 0 when the line gives none (blank, or a null value: counted), -1
+ * for a malformed record, with the message in err and in *pos the byte of the
+ * line it concerns. The text is the string at j->field; a line that is just a
+ * JSON string is the text. A record without the field that has a list
+ * "messages" or "conversations" is a chat, flattened with j->tmpl (so are
+ * these fields when j->field names them). */
+int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
+                  size_t errlen, size_t *pos);
+void cal_jsonl_free(cal_jsonl *j);
+
+#endif

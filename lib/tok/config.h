@@ -1,0 +1,45 @@
+/* config.h - a Hugging Face model folder's tokenizer configuration, read as
+ * transformers 4.x's AutoTokenizer.from_pretrained(folder) (use_fast=True)
+ * reads it:
+ *  - tokenizer_config.json: tokenizer_class (a slow name means its Fast
+ *    class), bos/eos/pad/unk_token (a string, an AddedToken object, or null
+ *    for none), add_bos_token, add_eos_token;
+ *  - special_tokens_map.json: overrides those tokens, but only for a legacy
+ *    config without "added_tokens_decoder" (transformers reads it only then);
+ *  - the class's defaults for what neither file says (LlamaTokenizerFast's
+ *    bos "<s>", ...);
+ *  - whether --add-special uses tokenizer.json's post_processor as it is, or
+ *    the template [bos] $A [eos] that LlamaTokenizerFast, CodeLlamaTokenizerFast,
+ *    GemmaTokenizerFast and CohereTokenizerFast rebuild from add_bos_token
+ *    and add_eos_token (update_post_processor);
+ *  - generation_config.json: its eos_token_id is recorded, never used (the
+ *    tokenizer's eos is tokenizer_config.json's, as in transformers). */
+#ifndef CAL_TOK_CONFIG_H
+#define CAL_TOK_CONFIG_H
+
+#include <stddef.h>
+
+enum { TC_BOS, TC_EOS, TC_PAD, TC_NSPECIAL };
+
+typedef struct {
+    char *cls;                     /* the tokenizer class used, or NULL (no configuration) */
+    const char *cls_from;          /* "tokenizer_config.json" or "default" */
+    char *token[TC_NSPECIAL];      /* the special token texts; NULL for none */
+    char *from[TC_NSPECIAL];       /* where each came from, e.g. "tokenizer_config.json bos_token" */
+    int add_bos, add_eos;          /* the rebuilt template's parts (rebuild only) */
+    int rebuild;                   /* the class rebuilds the post-processor template */
+    char *gen_eos;                 /* generation_config.json eos_token_id as written ("128001,128009"), or NULL */
+    char files[160];               /* the configuration files read, space-separated */
+} tok_config;
+
+/* Reads the configuration files of the folder dir (any may be missing; with
+ * none, c->cls is NULL). Returns 0, or -1 with "FILE: what" in err for a
+ * file that is not what it should be. */
+int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen);
+void tok_config_free(tok_config *c);
+
+/* The whole file (NUL-terminated, malloc'd); NULL with strerror's text or
+ * "is a directory" in err. */
+char *tok_read_file(const char *path, size_t *len, char *err, size_t errlen);
+
+#endif

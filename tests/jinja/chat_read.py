@@ -64,6 +64,9 @@ def model_template(model_dir):
     return t, special_tokens(cfg)
 
 
+_compiled = {}
+
+
 def render(env, tpl, rec, agp, toks):
     """apply_chat_template(..., tokenize=False) for one record."""
     if "conversations" in rec:
@@ -75,7 +78,9 @@ def render(env, tpl, rec, agp, toks):
     if isinstance(tpl, dict):
         tpl = tpl["tool_use"] if tools is not None and "tool_use" in tpl else tpl["default"]
     try:
-        return {"want": env.from_string(tpl).render(messages=msgs, tools=tools, documents=None,
+        if tpl not in _compiled:
+            _compiled[tpl] = env.from_string(tpl)
+        return {"want": _compiled[tpl].render(messages=msgs, tools=tools, documents=None,
                                                     add_generation_prompt=agp, **toks)}
     except Exception as e:  # noqa: BLE001 - any failure must fail in C too
         r = {"error": "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")}

@@ -124,3 +124,46 @@ if len(got) != len(want) or bad: sys.exit("%d vs %d records, %d differ, first %r
     fi
   done
 done
+
+# The flag survives the programs that pass TEXT records on.
+in="$T/qwen3.1.cal"
+flags() { $PY -c 'import sys, calstream
+_, recs = calstream.read(sys.argv[1]); print(len(recs), sorted({r["raw"][1] for r in recs}))' "$1"; }
+want=$(flags "$in")
+cal-shuffle --seed 3 "$in" >"$T/sh.cal" && eq "cal-shuffle keeps the chat flag" "$(flags "$T/sh.cal")" "$want"
+n=${want%% *}
+cal-blend --grouped "$in" "$T/sh.cal:label=chat" >"$T/bl.cal" &&
+  eq "cal-blend keeps the chat flag, relabelled or not" "$(flags "$T/bl.cal")" "$((2 * n)) [1]"
+cal-cat --pass "$in" >"$T/pass.cal" && eq "cal-cat --pass keeps the chat flag" "$(flags "$T/pass.cal")" "$want"
+
+# examples/chat-instruct.sh: the fixture rendered with Qwen 3's template, one
+# padded and masked row per conversation, exported for GPTQModel (.jsonl)
+# and llm-compressor (.safetensors); row 0 is the first conversation's ids
+# as the HF tokenizers give them for its apply_chat_template text.
+if sh examples/chat-instruct.sh -o "$T/ex" -l 256 >"$T/ex.out" 2>&1; then
+  $PY tests/jinja/chat_read.py tests/data/chat-instruct.jsonl "$toks/qwen3" 0 "$T/ex.want"
+  $PY -c 'import json, sys, calstream
+w = [json.loads(l)["want"] for l in open(sys.argv[1], encoding="utf-8")]
+calstream.write_text(sys.argv[2], [("x", t.encode()) for t in w])' "$T/ex.want" "$T/ex.ref.cal"
+  node tests/ref/hf_encode.js "$toks/qwen3/tokenizer.json" parse "$T/ex.ref.cal" "$T/ex.ref" 2>"$T/node.err"
+  ids_json "$T/ex.ref" "$T/ex.ref.json"
+  if $PY - "$T/ex" "$T/ex.ref.json" <<'PYEOF' 2>"$T/py.err"; then
+import json, struct, sys
+d, ref = sys.argv[1], json.load(open(sys.argv[2]))
+rows = [json.loads(l) for l in open(d + "/cal_data.jsonl")]
+assert len(rows) == len(ref) == 30, (len(rows), len(ref))
+for i, (r, w) in enumerate(zip(rows, ref)):
+    n = sum(r["attention_mask"])
+    assert r["attention_mask"] == [1] * n + [0] * (256 - n), i
+    assert r["input_ids"][:n] == w[:256], "row %d: %r vs %r" % (i, r["input_ids"][:8], w[:8])
+b = open(d + "/cal_data.safetensors", "rb").read()
+h = json.loads(b[8:8 + struct.unpack("<Q", b[:8])[0]])
+assert h["input_ids"]["shape"] == [30, 256] and h["attention_mask"]["shape"] == [30, 256], h
+PYEOF
+    ok "chat-instruct.sh: 30 conversations as HF encodes their rendering, padded and masked, in .jsonl and .safetensors"
+  else
+    not_ok "chat-instruct.sh: rows as HF encodes the rendered conversations" "$(tail -2 "$T/py.err")"
+  fi
+else
+  not_ok "chat-instruct.sh runs" "$(tail -3 "$T/ex.out")"
+fi

@@ -39,7 +39,7 @@ if len(got) != len(want):
 for i, (g, w) in enumerate(zip(got, want)):
     if g != w:
         at = next((j for j in range(min(len(g), len(w))) if g[j] != w[j]), min(len(g), len(w)))
-        sys.exit("record %d differs at char %d: got %r want %r" % (i, at, g[at - 20:at + 40], w[at - 20:at + 40]))
+        sys.exit("record %d differs at char %d: got %r want %r" % (i, at, g[max(0, at - 20):at + 40], w[max(0, at - 20):at + 40]))
 PYEOF
 }
 

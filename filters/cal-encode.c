@@ -27,9 +27,9 @@ static const cal_opt opts[] = {
      "(detected\nby content), or the NAME of one fetched by\n`make tokenizers` (e.g. llama3, mistral; see --list)", 0},
     {'o', "output", "OUT", 0, "write the stream to OUT (atomically) instead of\nstandard output", 0},
     {0, "add-special", NULL, CAL_STAGE, "add the tokenizer's own BOS/EOS, as transformers'\n"
-     "tokenizer(text, add_special_tokens=True) does\n(not to chats rendered by cal-read --chat)", O_ADD_SPECIAL},
+     "tokenizer(text, add_special_tokens=True) does\n(not to chat records: see cal-encode(1), CHAT)", O_ADD_SPECIAL},
     {0, "parse-special", NULL, CAL_STAGE, "special-token text in documents (\"<|im_start|>\")\n"
-     "becomes the special id; by default it is ordinary\ntext, except in chats rendered by cal-read --chat", O_PARSE_SPECIAL},
+     "becomes the special id; by default it is ordinary\ntext, except in chat records (cal-encode(1), CHAT)", O_PARSE_SPECIAL},
     {'j', "threads", "N", 0, "encode with N threads (default: the number of online\n"
      "cores); the output is the same for every N", 0},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},

@@ -107,6 +107,15 @@ b = open(sys.argv[1], "rb").read()
 print(json.loads(b[8:8 + struct.unpack("<Q", b[:8])[0]])["__metadata__"]["stage"].splitlines()[0])' "$T/h.safetensors")" \
   "dump-activations.py café 日本"
 
+# -o and --imatrix are committed together: a failing one leaves neither.
+rm -f "$T/h2.safetensors" "$T/i2.gguf"
+expect_fail "cal-hessian: --imatrix that cannot be written leaves no -o" 1 "/dev/full" \
+  cal-hessian -o "$T/h2.safetensors" --imatrix /dev/full --imatrix-name blk.0.ffn_up.weight "$T/v.cal"
+check "... and no -o file" test ! -e "$T/h2.safetensors"
+expect_fail "cal-hessian: -o that cannot be written leaves no --imatrix" 1 "/dev/full" \
+  cal-hessian -o /dev/full --imatrix "$T/i2.gguf" --imatrix-name blk.0.ffn_up.weight "$T/v.cal"
+check "... and no --imatrix file" test ! -e "$T/i2.gguf"
+
 # -- -o: a FIFO with a reader, a private device node, process substitution, stdout
 mkfifo "$T/fifo"
 timeout 60 cat "$T/fifo" >"$T/from-fifo" & # a writer that replaced the FIFO never opens it

@@ -61,7 +61,7 @@ static int emit(size_t i) {
                 (unsigned long long)cal_sources_got(sources, i), (unsigned long long)spec[i].want);
     }
     if (spec[i].label) {
-        cal_write_rec(w, r->kind, spec[i].label, strlen(spec[i].label), r->id, r->data, r->len);
+        cal_write_rec_flags(w, r->kind, r->flags, spec[i].label, strlen(spec[i].label), r->id, r->data, r->len);
     } else {
         cal_rec rec;
         memset(&rec, 0, sizeof rec);

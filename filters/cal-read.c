@@ -12,6 +12,7 @@
 #include "base/progress.h"
 #include "stream/stream.h"
 #include "text/chat.h"
+#include "text/chat_render.h"
 #include "text/corpus.h"
 #include "text/dedup.h"
 #include "text/docfile.h"
@@ -23,7 +24,8 @@
 #include "text/source.h"
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
-       O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS };
+       O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
+       O_DATE, O_SKIP_BAD };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
      "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, parquet (default: from the name\nand the first bytes)",
@@ -31,6 +33,13 @@ static const cal_opt opts[] = {
     {0, "sep", "STR", CAL_STAGE, "text documents separated by the literal STR", O_SEP},
     {0, "field", "PATH", CAL_STAGE, "JSON/Parquet field of the text, dotted (default text)", O_FIELD},
     {0, "template", "T", CAL_STAGE, "chat records: plain, chatml, llama3 (default plain)", O_TEMPLATE},
+    {0, "chat", "MODEL", CAL_STAGE, "chat records rendered with MODEL's chat template, as\n"
+     "apply_chat_template does: a model folder, a\ntokenizer_config.json, a .jinja file or a fetched name", O_CHAT},
+    {0, "chat-template-name", "NAME", CAL_STAGE, "the named template of a model that has several\n"
+     "(default: default, or tool_use for records with tools)", O_CHAT_NAME},
+    {0, "add-generation-prompt", NULL, CAL_STAGE, "--chat: end with the assistant's turn header", O_GEN_PROMPT},
+    {0, "date", "YYYY-MM-DD", CAL_STAGE, "--chat: the date of strftime_now (default: today)", O_DATE},
+    {0, "skip-bad", NULL, CAL_STAGE, "--chat: skip (and count) records the template refuses", O_SKIP_BAD},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
     {0, "min-chars", "N", CAL_STAGE, "skip documents shorter than N characters", O_MIN},
@@ -80,12 +89,15 @@ static cal_hygiene H;
 static cal_dedup D;
 static cal_sample S;
 static cal_join J = {.max = CAL_MAX_PAYLOAD}; /* --join */
+static unsigned join_flags = ~0u;             /* the joined text is chat only if every part is */
+static cal_chat_spec chat;
+static struct tm date;
 static const char *label; /* of the source being read */
 static int done;          /* -n reached */
 
-static void write_doc(const char *lab, uint64_t id, const char *p, size_t n) {
-    if (!J.sep) cal_write_text(W, lab, id, p, n);
-    else if (cal_join_add(&J, lab, p, n) < 0)
+static void write_doc(const char *lab, uint64_t id, const char *p, size_t n, unsigned flags) {
+    if (!J.sep) cal_write_text_flags(W, lab, id, p, n, flags);
+    else if (join_flags &= flags, cal_join_add(&J, lab, p, n) < 0)
         cal_die("--join: the joined text exceeds the record limit (%u bytes)", CAL_MAX_PAYLOAD);
     st.docs++, st.bytes += n;
     if (opt.max_docs && st.docs >= opt.max_docs) done = 1;
@@ -101,9 +113,9 @@ static void keep(const cal_doc *d, const char *p, size_t n) {
     } else if (!cal_shard_keeps(id, opt.shard_i, opt.shard_n)) {
         st.other_shard++;
     } else if (opt.sampling) {
-        cal_sample_add(&S, label, id, p, n);
+        cal_sample_add(&S, label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
     } else {
-        write_doc(label, id, p, n);
+        write_doc(label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
         cal_progress_tick(&P, st.docs, st.bytes);
     }
 }
@@ -147,6 +159,18 @@ static int on_doc(void *ctx, const cal_doc *d) {
         if (len == n) break;
     }
     return done;
+}
+
+/* --date: strftime_now's time is that day at midnight. */
+static void parse_date(const char *v) {
+    unsigned y, m, d;
+    char end;
+    static const unsigned mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (sscanf(v, "%4u-%2u-%2u%c", &y, &m, &d, &end) != 3 || strlen(v) != 10 || y < 1 || m < 1 || m > 12 || d < 1 ||
+        d > mdays[m - 1] || (m == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))))
+        cal_usage_error("--date wants YYYY-MM-DD, not '%s'", v);
+    date = (struct tm){.tm_year = (int)y - 1900, .tm_mon = (int)m - 1, .tm_mday = (int)d};
+    chat.now = &date;
 }
 
 static int on_file(void *ctx, const char *path) {
@@ -195,6 +219,11 @@ int main(int argc, char **argv) {
         case O_DROP_BLANK: opt.drop_blank = 1; break;
         case O_JOIN: free((char *)J.sep), J.sep = cal_py_unescape(a.name, a.val); break;
         case O_EMPTY: free((char *)J.empty), J.empty = cal_py_unescape(a.name, a.val); break;
+        case O_CHAT: chat.model = a.val; break;
+        case O_CHAT_NAME: chat.name = a.val; break;
+        case O_GEN_PROMPT: chat.add_generation_prompt = 1; break;
+        case O_DATE: parse_date(a.val); break;
+        case O_SKIP_BAD: F.skip_bad = 1; break;
         case O_LIST: list = 1; break;
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
@@ -209,6 +238,13 @@ int main(int argc, char **argv) {
     if (F.json.tmpl != CAL_CHAT_PLAIN && opt.format == CAL_FMT_PARQUET)
         cal_usage_error("--template applies to JSON chat records");
     if (J.empty && !J.sep) cal_usage_error("--empty goes with --join");
+    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad))
+        cal_usage_error("--chat-template-name, --add-generation-prompt, --date and --skip-bad go with --chat");
+    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || opt.format == CAL_FMT_PARQUET))
+        cal_usage_error("--chat renders JSON chat records (not with --template or Parquet)");
+    char err[1024];
+    cal_chat_render *R = NULL;
+    if (chat.model && !(F.json.render = R = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
 
     W = cal_writer_open(output);
     int sargc;
@@ -228,26 +264,29 @@ int main(int argc, char **argv) {
     }
     if (opt.sampling) { /* the sample, in ascending keyed hash, up to -n */
         cal_sample_sort(&S);
-        for (size_t i = 0; i < S.n && !done; i++) write_doc(S.doc[i].label, S.doc[i].id, S.doc[i].text, S.doc[i].n);
+        for (size_t i = 0; i < S.n && !done; i++) write_doc(S.doc[i].label, S.doc[i].id, S.doc[i].text, S.doc[i].n, S.doc[i].flags);
         cal_sample_free(&S);
     }
     if (J.docs) { /* --join: the one document */
         const char *t = J.text.p ? J.text.p : "";
-        cal_write_text(W, J.label, cal_hash(t, J.text.n), t, J.text.n);
+        cal_write_text_flags(W, J.label, cal_hash(t, J.text.n), t, J.text.n, join_flags);
     }
     cal_writer_close(W);
     cal_progress_done(&P);
     if (verbose)
         fprintf(stderr,
                 "%s: %llu documents, %llu bytes from %llu files in %.2fs; skipped %llu short, %llu duplicate, "
-                "%llu other-shard; %llu split; %llu nulls; %llu invalid UTF-8 sequences replaced\n",
+                "%llu other-shard, %llu refused by the chat template; %llu split; %llu nulls; %llu invalid UTF-8 "
+                "sequences replaced\n",
                 cal_progname(), (unsigned long long)st.docs, (unsigned long long)st.bytes,
                 (unsigned long long)F.files, cal_now() - t0, (unsigned long long)st.short_docs,
-                (unsigned long long)st.dups, (unsigned long long)st.other_shard, (unsigned long long)st.split,
+                (unsigned long long)st.dups, (unsigned long long)st.other_shard, (unsigned long long)F.bad,
+                (unsigned long long)st.split,
                 (unsigned long long)F.nulls, (unsigned long long)(H.replaced + F.json.replaced));
     cal_hygiene_free(&H);
     cal_join_free(&J), free((char *)J.sep), free((char *)J.empty);
     cal_docfile_free(&F);
+    cal_chat_render_free(R);
     cal_dedup_free(&D);
     cal_args_free(&a);
     return 0;

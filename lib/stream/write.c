@@ -81,13 +81,13 @@ static void put(cal_writer *w, const void *p, size_t n) {
     w->n += n;
 }
 
-static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id,
+static void write_rec2(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
                        const void *p1, size_t n1, const void *p2, size_t n2);
 
 static void write_end(cal_writer *w) {
     uint8_t count[8];
     cal_st64(count, w->seg_records);
-    write_rec2(w, CAL_END, "", 0, 0, count, 8, NULL, 0);
+    write_rec2(w, CAL_END, 0, "", 0, 0, count, 8, NULL, 0);
 }
 
 static void maybe_header(cal_writer *w) {
@@ -107,7 +107,7 @@ static void maybe_header(cal_writer *w) {
 }
 
 /* Writes head + label + payload (given in up to two parts) + checksum. */
-static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id,
+static void write_rec2(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
                        const void *p1, size_t n1, const void *p2, size_t n2) {
     char err[400];
     if (cal_label_check(label, llen, err, sizeof err)) writer_die(w, "%s", err);
@@ -121,7 +121,7 @@ static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, 
     }
     uint8_t head[CAL_REC_HEAD];
     head[0] = (uint8_t)kind;
-    head[1] = 0;
+    head[1] = (uint8_t)flags;
     head[2] = (uint8_t)llen;
     head[3] = (uint8_t)(llen >> 8);
     cal_st32(head + 4, (uint32_t)plen);
@@ -157,11 +157,22 @@ static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, 
 
 void cal_write_rec(cal_writer *w, int kind, const char *label, size_t label_len, uint64_t id,
                    const void *payload, size_t payload_len) {
-    write_rec2(w, kind, label, label_len, id, payload, payload_len, NULL, 0);
+    write_rec2(w, kind, 0, label, label_len, id, payload, payload_len, NULL, 0);
+}
+
+void cal_write_rec_flags(cal_writer *w, int kind, unsigned flags, const char *label, size_t label_len, uint64_t id,
+                         const void *payload, size_t payload_len) {
+    write_rec2(w, kind, kind == CAL_TEXT ? flags & CAL_TEXT_CHAT : 0, label, label_len, id, payload, payload_len,
+               NULL, 0);
 }
 
 void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len) {
-    write_rec2(w, CAL_TEXT, label, strlen(label), id, text, len, NULL, 0);
+    write_rec2(w, CAL_TEXT, 0, label, strlen(label), id, text, len, NULL, 0);
+}
+
+void cal_write_text_flags(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len,
+                          unsigned flags) {
+    write_rec2(w, CAL_TEXT, flags & CAL_TEXT_CHAT, label, strlen(label), id, text, len, NULL, 0);
 }
 
 /* Token ids as little-endian bytes: on little-endian hosts the array as is. */
@@ -182,7 +193,7 @@ void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint3
     if (n > CAL_MAX_PAYLOAD / 4)
         writer_die(w, "TOKENS record %016llx of %zu ids exceeds the limit of %u", (unsigned long long)id, n,
                    CAL_MAX_PAYLOAD / 4);
-    write_rec2(w, CAL_TOKENS, label, strlen(label), id, le_ids(ids, n, &tmp), 4 * n, NULL, 0);
+    write_rec2(w, CAL_TOKENS, 0, label, strlen(label), id, le_ids(ids, n, &tmp), 4 * n, NULL, 0);
     cal_buf_free(&tmp);
 }
 
@@ -202,7 +213,7 @@ void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t
     cal_buf_free(&tmp);
     if (mask)
         for (uint32_t i = 0; i < len; i++) p[8 + 4 * (size_t)len + i] = mask[i] ? 1 : 0;
-    write_rec2(w, CAL_ROW, label, strlen(label), id, p, plen, NULL, 0);
+    write_rec2(w, CAL_ROW, 0, label, strlen(label), id, p, plen, NULL, 0);
     free(p);
 }
 
@@ -218,7 +229,7 @@ void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n
     cal_st32(head, n);
     cal_st32(head + 4, d);
     head[8] = (uint8_t)dtype;
-    write_rec2(w, CAL_VECTORS, label, strlen(label), id, head, CAL_VEC_HEAD, data, (size_t)(vals * es));
+    write_rec2(w, CAL_VECTORS, 0, label, strlen(label), id, head, CAL_VEC_HEAD, data, (size_t)(vals * es));
 }
 
 void cal_write_raw(cal_writer *w, const cal_rec *rec) {

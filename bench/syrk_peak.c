@@ -4,7 +4,7 @@
  *   s  the same with ssyrk (float32 sums, for reference)
  *   p  psyrk.c, what cal-hessian runs: the rows in blocks of BLOCK through
  *      its tiles and worker threads, without reading or decoding
- * Usage: syrk_peak N D d|s|p [REPEATS] [BLOCK] ; prints "GFLOPS CORENAME". */
+ * Usage: syrk_peak N D d|s|p [REPEATS] [BLOCK] [THREADS] ; prints "GFLOPS CORENAME". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +22,10 @@ static double now(void) {
 
 /* All n rows through psyrk, BLOCK at a time, copied in as cal-hessian's
  * reading thread would (the copy stands in for the decoding). */
-static void run_psyrk(const double *x, size_t n, size_t d, size_t block) {
+static void run_psyrk(const double *x, size_t n, size_t d, size_t block, int threads) {
     size_t ld = cal_psyrk_ld(d);
     double *C = calloc(d * ld, sizeof *C);
-    cal_psyrk *p = cal_psyrk_new(d, block, 0, C);
+    cal_psyrk *p = cal_psyrk_new(d, block, threads, C);
     for (size_t i = 0; i < n; i += block) {
         size_t rows = n - i < block ? n - i : block;
         double *b = cal_psyrk_block(p);
@@ -42,6 +42,7 @@ int main(int argc, char **argv) {
     char mode = argv[3][0];
     int reps = argc > 4 ? atoi(argv[4]) : 1;
     size_t block = argc > 5 ? (size_t)atoi(argv[5]) : 1024;
+    int threads = argc > 6 ? atoi(argv[6]) : 0;
     size_t es = mode == 's' ? 4 : 8;
     void *x = malloc((size_t)n * d * es), *c = calloc((size_t)d * d, es);
     if (!x || !c) return 1;
@@ -56,7 +57,7 @@ int main(int argc, char **argv) {
         double t0 = now();
         if (mode == 'd') cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, d, n, 1.0, x, d, 1.0, c, d);
         else if (mode == 's') cblas_ssyrk(CblasColMajor, CblasUpper, CblasNoTrans, d, n, 1.0f, x, d, 1.0f, c, d);
-        else run_psyrk(x, (size_t)n, (size_t)d, block);
+        else run_psyrk(x, (size_t)n, (size_t)d, block, threads);
         double t = now() - t0;
         if (t < best) best = t;
     }

@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "base/num.h"
 #include "base/outfile.h"
+#include "base/oshint.h"
 #include "stream/internal.h"
 
 #define WRITE_BUF (1u << 20)
@@ -34,6 +35,7 @@ cal_writer *cal_writer_open(const char *path) {
             cal_usage_error("refusing to write a binary cal-stream to a terminal (pipe it or use -o FILE)");
         cal__ignore_sigpipe();
         w->fd = 1;
+        cal_pipe_grow(1);
         w->name = cal_xstrdup("stdout");
     } else {
         w->path = cal_xstrdup(path);
@@ -118,7 +120,7 @@ static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, 
         if (llen) memcpy(o + CAL_REC_HEAD, label, llen);
         if (n1) memcpy(o + CAL_REC_HEAD + llen, p1, n1);
         if (n2) memcpy(o + CAL_REC_HEAD + llen + n1, p2, n2);
-        cal_st64(o + total - 8, XXH3_64bits(o, total - 8));
+        cal_st64(o + total - 8, cal_hash(o, total - 8));
         w->n += total;
         return;
     }

@@ -29,11 +29,13 @@ with open(d + "/all.cal", "wb") as f:
     f.write(cs.header(meta))
     for _ in range(reps):
         f.write(chunk)
+    f.write(cs.end(len(recs) * reps))
 for name, k in (("a", reps // 2), ("b", reps - reps // 2)):
     with open("%s/%s.cal" % (d, name), "wb") as f:
         f.write(cs.header(meta))
         for _ in range(max(1, k)):
             f.write(chunk)
+        f.write(cs.end(len(recs) * max(1, k)))
 open(d + "/counts", "w").write("%d %d\n" % (len(recs) * max(1, reps // 2), len(recs) * max(1, reps - reps // 2)))
 PYEOF
 read -r NA NB <"$D/counts"

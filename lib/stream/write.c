@@ -69,8 +69,20 @@ static void put(cal_writer *w, const void *p, size_t n) {
     w->n += n;
 }
 
-static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id,
-                       const void *p1, size_t n1, const void *p2, size_t n2);
+typedef struct {
+    const void *p;
+    size_t n;
+} part;
+
+/* Writes head + label + payload (given in up to three parts) + checksum. */
+static void write_parts(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id, const part *pp,
+                        int np);
+
+static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id, const void *p1,
+                       size_t n1, const void *p2, size_t n2) {
+    part pp[2] = {{p1, n1}, {p2, n2}};
+    write_parts(w, kind, label, llen, id, pp, 2);
+}
 
 static void write_end(cal_writer *w) {
     uint8_t count[8];
@@ -92,11 +104,11 @@ static void maybe_header(cal_writer *w) {
     w->header_out = 1;
 }
 
-/* Writes head + label + payload (given in up to two parts) + checksum. */
-static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id,
-                       const void *p1, size_t n1, const void *p2, size_t n2) {
+static void write_parts(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id, const part *pp,
+                        int np) {
     if (llen > CAL_MAX_LABEL) cal_die("label '%.40s...' is longer than %u bytes", label, CAL_MAX_LABEL);
-    size_t plen = n1 + n2;
+    size_t plen = 0;
+    for (int k = 0; k < np; k++) plen += pp[k].n;
     if (plen > CAL_MAX_PAYLOAD)
         cal_die("%s record of %zu bytes exceeds the %u-byte limit", cal_kind_name(kind), plen, CAL_MAX_PAYLOAD);
     if (kind != CAL_END) {
@@ -115,11 +127,11 @@ static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, 
     if (total <= WRITE_BUF) {
         /* Common case: assemble in the buffer and hash it in one pass. */
         if (w->n + total > WRITE_BUF) flush(w);
-        uint8_t *o = w->buf + w->n;
+        uint8_t *o = w->buf + w->n, *q = o + CAL_REC_HEAD + llen;
         memcpy(o, head, CAL_REC_HEAD);
         if (llen) memcpy(o + CAL_REC_HEAD, label, llen);
-        if (n1) memcpy(o + CAL_REC_HEAD + llen, p1, n1);
-        if (n2) memcpy(o + CAL_REC_HEAD + llen + n1, p2, n2);
+        for (int k = 0; k < np; k++)
+            if (pp[k].n) memcpy(q, pp[k].p, pp[k].n), q += pp[k].n;
         cal_st64(o + total - 8, cal_hash(o, total - 8));
         w->n += total;
         return;
@@ -128,13 +140,12 @@ static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, 
     XXH3_64bits_reset(&st);
     XXH3_64bits_update(&st, head, CAL_REC_HEAD);
     if (llen) XXH3_64bits_update(&st, label, llen);
-    if (n1) XXH3_64bits_update(&st, p1, n1);
-    if (n2) XXH3_64bits_update(&st, p2, n2);
+    for (int k = 0; k < np; k++)
+        if (pp[k].n) XXH3_64bits_update(&st, pp[k].p, pp[k].n);
     cal_st64(sum, XXH3_64bits_digest(&st));
     put(w, head, CAL_REC_HEAD);
     put(w, label, llen);
-    put(w, p1, n1);
-    put(w, p2, n2);
+    for (int k = 0; k < np; k++) put(w, pp[k].p, pp[k].n);
     put(w, sum, 8);
 }
 
@@ -172,17 +183,19 @@ void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t
     flags &= CAL_ROW_NOISE;
     if (mask) flags |= CAL_ROW_MASK;
     if (len > (CAL_MAX_PAYLOAD - 8) / 5) cal_die("ROW of %u ids exceeds the limit", len);
-    size_t plen = 8 + 4 * (size_t)len + (mask ? len : 0);
-    uint8_t *p = cal_xmalloc(plen);
+    uint8_t head[8], *m = NULL;
     cal_buf tmp = {0};
-    cal_st32(p, len);
-    cal_st32(p + 4, flags);
-    memcpy(p + 8, le_ids(ids, len, &tmp), 4 * (size_t)len);
+    cal_st32(head, len);
+    cal_st32(head + 4, flags);
+    if (mask) { /* stored as 0/1 */
+        m = cal_xmalloc(len ? len : 1);
+        for (uint32_t i = 0; i < len; i++) m[i] = mask[i] ? 1 : 0;
+    }
+    /* The parts go straight into the output buffer: no copy of the row. */
+    part pp[3] = {{head, 8}, {le_ids(ids, len, &tmp), 4 * (size_t)len}, {m, mask ? len : 0}};
+    write_parts(w, CAL_ROW, label, strlen(label), id, pp, 3);
     cal_buf_free(&tmp);
-    if (mask)
-        for (uint32_t i = 0; i < len; i++) p[8 + 4 * (size_t)len + i] = mask[i] ? 1 : 0;
-    write_rec2(w, CAL_ROW, label, strlen(label), id, p, plen, NULL, 0);
-    free(p);
+    free(m);
 }
 
 void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n, uint32_t d,

@@ -4,6 +4,8 @@
  *   s  the same with ssyrk (float32 sums, for reference)
  *   p  psyrk.c, what cal-hessian runs: the rows in blocks of BLOCK through
  *      its tiles and worker threads, without reading or decoding
+ * THREADS: the BLAS's threads for d and s, psyrk's workers for p (0: one
+ * per CPU). The kernels are chosen as cal-hessian chooses them (stats/blas.h).
  * Usage: syrk_peak N D d|s|p [REPEATS] [BLOCK] [THREADS] ; prints "GFLOPS CORENAME". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 
 #include <cblas.h>
 
+#include "stats/blas.h"
 #include "stats/psyrk.h"
 
 static double now(void) {
@@ -38,11 +41,13 @@ static void run_psyrk(const double *x, size_t n, size_t d, size_t block, int thr
 
 int main(int argc, char **argv) {
     if (argc < 4) return 2;
+    cal_blas_choose(argv);
     int n = atoi(argv[1]), d = atoi(argv[2]);
     char mode = argv[3][0];
     int reps = argc > 4 ? atoi(argv[4]) : 1;
     size_t block = argc > 5 ? (size_t)atoi(argv[5]) : 1024;
     int threads = argc > 6 ? atoi(argv[6]) : 0;
+    if (mode != 'p') cal_blas_threads(threads);
     size_t es = mode == 's' ? 4 : 8;
     void *x = malloc((size_t)n * d * es), *c = calloc((size_t)d * d, es);
     if (!x || !c) return 1;
@@ -61,7 +66,7 @@ int main(int argc, char **argv) {
         double t = now() - t0;
         if (t < best) best = t;
     }
-    printf("%.1f %s\n", (double)n * d * (d + 1.0) / best / 1e9, openblas_get_corename());
+    printf("%.1f %s\n", (double)n * d * (d + 1.0) / best / 1e9, cal_blas_core());
     free(x);
     free(c);
     return 0;

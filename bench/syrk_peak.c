@@ -9,7 +9,6 @@
  * Usage: syrk_peak N D d|s|p [REPEATS] [BLOCK] [THREADS] ; prints "GFLOPS CORENAME". */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include <cblas.h>
@@ -26,15 +25,9 @@ static double now(void) {
 /* All n rows through psyrk, BLOCK at a time, copied in as cal-hessian's
  * reading thread would (the copy stands in for the decoding). */
 static void run_psyrk(const double *x, size_t n, size_t d, size_t block, int threads) {
-    size_t ld = cal_psyrk_ld(d);
-    double *C = calloc(d * ld, sizeof *C);
+    double *C = calloc(d * cal_psyrk_ld(d), sizeof *C);
     cal_psyrk *p = cal_psyrk_new(d, block, threads, C);
-    for (size_t i = 0; i < n; i += block) {
-        size_t rows = n - i < block ? n - i : block;
-        double *b = cal_psyrk_block(p);
-        for (size_t r = 0; r < rows; r++) memcpy(b + r * ld, x + (i + r) * d, d * sizeof *x);
-        cal_psyrk_submit(p, rows);
-    }
+    cal_psyrk_add_rows(p, x, n);
     cal_psyrk_free(p);
     free(C);
 }

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -206,6 +207,15 @@ void cal_psyrk_submit(cal_psyrk *p, size_t rows) {
     /* The next buffer is free once every tile of its last block is computed. */
     while (p->left[p->submitted % p->nbuf]) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
+}
+
+void cal_psyrk_add_rows(cal_psyrk *p, const double *x, size_t n) {
+    for (size_t i = 0; i < n; i += p->block) {
+        size_t rows = n - i < p->block ? n - i : p->block;
+        double *b = cal_psyrk_block(p);
+        for (size_t r = 0; r < rows; r++) memcpy(b + r * p->ld, x + (i + r) * p->d, p->d * sizeof *x);
+        cal_psyrk_submit(p, rows);
+    }
 }
 
 void cal_psyrk_wait(cal_psyrk *p) {

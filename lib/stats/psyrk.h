@@ -79,6 +79,9 @@ double *cal_psyrk_block(cal_psyrk *p);
 /* Adds the first `rows` rows of the buffer into C (asynchronously); returns
  * once the next buffer is free. */
 void cal_psyrk_submit(cal_psyrk *p, size_t rows);
+/* Adds n rows held in memory (row-major, d doubles each, contiguous),
+ * copying them into the blocks as a reading thread would fill them. */
+void cal_psyrk_add_rows(cal_psyrk *p, const double *x, size_t n);
 /* Returns when every submitted block has been added into C. */
 void cal_psyrk_wait(cal_psyrk *p);
 /* Waits, stops the workers, frees the buffers (not C). */

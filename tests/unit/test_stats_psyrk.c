@@ -65,15 +65,9 @@ static double simulate(size_t d, int workers, size_t blocks, double addf) {
 
 /* C += A^T A through psyrk with `threads` workers; A is n x d row-major. */
 static double *run(const double *A, size_t n, size_t d, size_t block, int threads) {
-    size_t ld = cal_psyrk_ld(d);
-    double *C = calloc(d * ld, sizeof *C);
+    double *C = calloc(d * cal_psyrk_ld(d), sizeof *C);
     cal_psyrk *p = cal_psyrk_new(d, block, threads, C);
-    for (size_t r0 = 0; r0 < n; r0 += block) {
-        size_t rows = n - r0 < block ? n - r0 : block;
-        double *b = cal_psyrk_block(p);
-        for (size_t r = 0; r < rows; r++) memcpy(b + r * ld, A + (r0 + r) * d, d * sizeof *A);
-        cal_psyrk_submit(p, rows);
-    }
+    cal_psyrk_add_rows(p, A, n);
     cal_psyrk_free(p);
     return C;
 }

@@ -12,7 +12,8 @@ set -eu
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
 cd "$(dirname "$0")/../.."
-make -s all build/obj/libcal.a
+[ -n "${MAKELEVEL:-}" ] || make -s all build/obj/libcal.a  # (make bundle built them)
+rm -rf "$out/bin" "$out/lib" "$out/libexec"
 mkdir -p build/bench "$out/bin" "$out/lib" "$out/libexec"
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Ilib $(pkg-config --cflags openblas) -o build/bench/syrk_peak \
   bench/syrk_peak.c build/obj/libcal.a $(pkg-config --libs openblas) -lpthread -lm

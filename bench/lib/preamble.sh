@@ -7,6 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 BIN=${CAL_BIN:-$PWD/bin}
 PATH=$BIN:$PATH
+export PYTHONUNBUFFERED=1  # lines reach a pipe at once, also when a time limit stops the run
 PY=${CAL_PY:-/usr/bin/python3}
 "$PY" -c 'import numpy' 2>/dev/null || PY=python3
 W=$(mktemp -d "${TMPDIR:-/tmp}/calbench.XXXXXX")

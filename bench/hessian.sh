@@ -53,6 +53,7 @@ X.flush()
 PYEOF
 kern=$("$BIN/cal-hessian" -v -o "$W/h.st" "$W/x.cal" 2>&1 | sed -n 's/.*threads (\(.*\))$/\1/p')
 echo "cal-hessian: $kern; syrk_peak: $("$PEAK" 64 64 d | cut -d' ' -f2) kernels"
+[ -z "${OPENBLAS_CORETYPE:-}" ] || echo "note: OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE in the environment decides the kernels of all three"
 $PY -c 'import numpy; c = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]; print("numpy", numpy.__version__, "BLAS:", c.get("name"), c.get("version"))' 2>/dev/null ||
   $PY -c 'import numpy; print("numpy", numpy.__version__)'
 
@@ -63,8 +64,10 @@ W, n, d, BIN, PEAK, reps, PY = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), 
 threads = [int(t) for t in sys.argv[8:]]
 fl = n * d * (d + 1)
 def peak(kind, t):
+    """GFLOP/s per second of wall time, and per second of CPU time (all threads)."""
     out = subprocess.run([PEAK, str(n), str(d), kind, "1", "1024", str(t)], capture_output=True, text=True, check=True)
-    return float(out.stdout.split()[0])
+    f = out.stdout.split()
+    return float(f[0]), float(f[2])
 def cal(t):
     """End to end (the whole process), and the accumulation alone as -v reports it."""
     t0 = time.perf_counter()
@@ -86,9 +89,10 @@ def numpy_runs(t):
 med = statistics.median
 show = lambda v: " ".join(f"{x:.1f}" for x in v)
 for t in threads:
-    ds, ps, cs, accs = [], [], [], []
+    ds, ps, cs, accs, dcpu, pcpu = [], [], [], [], [], []
     for _ in range(reps):
-        ds.append(peak("d", t)); ps.append(peak("p", t))
+        (w, c) = peak("d", t); ds.append(w); dcpu.append(c)
+        (w, c) = peak("p", t); ps.append(w); pcpu.append(c)
         e2e, acc = cal(t)
         cs.append(e2e); accs.append(acc)
     ns = numpy_runs(t)
@@ -100,6 +104,7 @@ for t in threads:
     r = lambda a, b: med([x / y for x, y in zip(a, b)])
     ratio(f"cal-hessian / dsyrk, {t} threads", r(cs, ds), 0.95 if t == 2 else None)
     ratio(f"cal-hessian tiles (psyrk) / dsyrk, {t} threads", r(ps, ds))
+    ratio(f"cal-hessian tiles (psyrk) / dsyrk per CPU second, {t} threads", r(pcpu, dcpu))
     ratio(f"cal-hessian / numpy float64, {t} threads", med(cs) / med(ns), 0.9 if t == 16 else None)
 PYEOF
 rm -f "$W/x.cal" "$W/x.npy" "$W/h.st"

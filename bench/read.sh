@@ -1,9 +1,10 @@
 #!/bin/sh
 # bench/read.sh - cal-read throughput on JSON Lines + zstd and on Parquet
 # (zstd codec) against `zstd -dc` of the same text, measured in the same run
-# (median of 3). The text: the built-in web, wiki and stories corpora when
-# built, else generated prose, repeated to about 60 MB. Prints MB/s of text
-# and the ratio to zstd -dc (the issue asks for >= 0.5).
+# (medians of REPS, 3, interleaved rounds). The text: the built-in web, wiki
+# and stories corpora when built, else generated prose, repeated to about 60
+# MB. Prints MB/s of text and the ratios to zstd -dc, of CPU time (robust on
+# a shared machine) and wall time; target >= 0.9.
 . "$(dirname "$0")/lib/preamble.sh"
 NM=$(sh tests/read/npm.sh)
 
@@ -44,25 +45,16 @@ rm -f "$W/docs.jsonl"
 bytes=$(wc -c <"$W/text.txt")
 rm -f "$W/text.txt"
 
-# median of 3 runs of each, as CPU seconds (user+sys, robust on a shared
-# machine) and wall-clock seconds
-$PY - "$bytes" "$W/text.txt.zst" "$BIN/cal-read" "$W/docs.jsonl.zst" "$W/docs.parquet" <<'PYEOF'
-import os, resource, statistics, subprocess, sys, time
-b, tz, calread, jz, pq = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
-def run(cmd):
-    cpu, wall = [], []
-    for _ in range(3):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t0 = time.monotonic()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
-        t1 = time.monotonic(); r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime); wall.append(t1 - t0)
-    return statistics.median(cpu), statistics.median(wall)
-z = run(["zstd", "-dc", tz])
-j = run([calread, jz])
-p = run([calread, pq])
-print("read: %.1f MB of text (median of 3)" % (b / 1e6))
-print("  %-24s %8s %8s %12s" % ("", "CPU MB/s", "wall MB/s", "ratio (CPU)"))
-print("  %-24s %8.1f %8.1f %12s" % ("zstd -dc (anchor)", b / z[0] / 1e6, b / z[1] / 1e6, "1.00"))
-for name, t in (("cal-read JSONL.zst", j), ("cal-read Parquet zstd", p)):
-    print("  %-24s %8.1f %8.1f %7.2f (wall %.2f)" % (name, b / t[0] / 1e6, b / t[1] / 1e6, z[0] / t[0], z[1] / t[1]))
+PYTHONPATH=$PWD/bench/lib $PY - "$bytes" "$W/text.txt.zst" "$BIN/cal-read" "$W/docs.jsonl.zst" "$W/docs.parquet" "${REPS:-3}" <<'PYEOF'
+import sys
+from runs import measure, ratio
+b, tz, calread, jz, pq, reps = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
+m = measure({"zstd": f"zstd -dc {tz} >/dev/null", "jsonl": f"{calread} {jz} >/dev/null",
+             "parquet": f"{calread} {pq} >/dev/null"}, reps)
+print(f"read: {b / 1e6:.1f} MB of text, medians of {reps}")
+for k, name in (("zstd", "zstd -dc (anchor)"), ("jsonl", "cal-read JSONL.zst"), ("parquet", "cal-read Parquet zstd")):
+    print(f"  {name:24s} {b / m[k][0] / 1e6:8.1f} MB/s of CPU  {b / m[k][1] / 1e6:8.1f} MB/s wall")
+for k, name in (("jsonl", "JSONL.zst"), ("parquet", "Parquet (zstd)")):
+    ratio(f"cal-read {name} / zstd -dc (CPU)", m["zstd"][0] / m[k][0], 0.9)
+    ratio(f"cal-read {name} / zstd -dc (wall)", m["zstd"][1] / m[k][1], 0.9)
 PYEOF

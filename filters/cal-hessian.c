@@ -12,6 +12,7 @@
 #include "base/progress.h"
 #include "io/gguf.h"
 #include "io/safetensors.h"
+#include "stats/blas.h"
 #include "stats/collect.h"
 #include "stats/hessian.h"
 #include "stats/imatrix.h"
@@ -62,9 +63,9 @@ static const cal_prog prog = {
     "of the vectors in the input streams (default stdin): VECTORS records, or\n"
     "TOKENS/ROW records turned into embedding rows with --embed.",
     options,
-    "OPENBLAS_CORETYPE: when unset and OpenBLAS chose its Haswell kernels on an\n"
-    "AVX-512 CPU, cal-hessian re-executes itself with OPENBLAS_CORETYPE=SkylakeX.\n"
-    "A value set by the user is always kept.\n",
+    "OPENBLAS_CORETYPE: when unset and OpenBLAS chose older kernels than the CPU's\n"
+    "features allow (AVX-512: SkylakeX; AVX2+FMA: Haswell or Zen; ...), cal-hessian\n"
+    "re-executes itself with the best ones. A value set by the user is always kept.\n",
 };
 
 typedef struct {
@@ -169,7 +170,7 @@ int main(int argc, char **argv) {
     opts o;
     cal_args a;
     parse(argc, argv, &o, &a);
-    cal_blas_prefer_avx512(argv);
+    cal_blas_choose(argv);
     cal_blas_threads(o.in.threads);
     /* Every output is opened before any work (a bad path fails at once) and
      * committed only when all of them are written. */
@@ -235,9 +236,9 @@ int main(int argc, char **argv) {
         else
             fprintf(stderr,
                     "cal-hessian: %sd %zu, %.0f vectors, %.0f rows, %.0f padding, %.0f noise rows, %.0f skipped, "
-                    "%.2f s, %.1f GFLOP/s on %d threads (%s kernels)\n",
+                    "%.2f s, %.1f GFLOP/s on %d threads (%s)\n",
                     what, r.e[0].s->d, n, rows, pad, noise, skipped, sec, sec > 0 ? flop / sec / 1e9 : 0, threads,
-                    cal_blas_core());
+                    cal_blas_kernels());
     }
     cal_result_free(&r);
     cal_imatrix_free(&im);

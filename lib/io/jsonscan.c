@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static const char *ws(const char *p, const char *e) {
     while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
@@ -44,8 +47,21 @@ static uint64_t special8(uint64_t w) {
 
 static int special(char c) { return c == '"' || c == '\\' || (unsigned char)c < 0x20; }
 
-/* The first '"', '\\' or control byte at or after p, or e. */
+/* The first '"', '\\' or control byte at or after p, or e. Text is mostly
+ * plain runs: 16 bytes at a time with SSE2 (every x86-64 has it), 8 with
+ * the word trick elsewhere. */
 static const char *scan_plain(const char *p, const char *e) {
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+    while (e - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
+                                   _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v)); /* v <= 0x1f */
+        int m = _mm_movemask_epi8(hit);
+        if (m) return p + __builtin_ctz((unsigned)m);
+        p += 16;
+    }
+#endif
     for (;;) {
         while (e - p >= 8) {
             uint64_t w;

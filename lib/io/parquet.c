@@ -18,6 +18,7 @@
 #include <zstd.h>
 
 #include "base/err.h"
+#include "base/oshint.h"
 #include "io/parquet_internal.h"
 #include "io/thrift.h"
 
@@ -50,7 +51,9 @@ struct cal_pq {
     uint64_t rows, nulls;
     /* current row group */
     size_t rg;
-    uint8_t *chunk;    /* column chunk bytes */
+    uint8_t *chunk;    /* column chunk bytes (the buffer is kept for the next) */
+    size_t chunk_cap;
+    int in_chunk;
     int64_t chunk_len, chunk_pos, chunk_values;
     int codec;
     uint8_t *dict_buf; /* decompressed dictionary page */
@@ -70,6 +73,8 @@ struct cal_pq {
     uint8_t *arena;    /* DELTA_BYTE_ARRAY values */
     size_t arena_cap;
     uint64_t page_off;
+    ZSTD_DCtx *zd;     /* one context for every page: ZSTD_decompress would
+                        * allocate (and fault in) a new one per page */
 };
 
 static CAL_NORETURN void fail_at(cal_pq *q, uint64_t off, const char *fmt, ...) CAL_PRINTF(3, 4);
@@ -94,6 +99,7 @@ static void *grow(cal_pq *q, void *p, size_t *cap, size_t want, size_t elem, uin
     if (nc > PQ_MAX_ALLOC / elem) nc = want;
     void *np = realloc(p, nc * elem);
     if (!np) fail_at(q, off, "out of memory (%zu bytes)", nc * elem);
+    cal_hugepages(np, nc * elem); /* pages of tens of MB: see oshint.h */
     *cap = nc;
     return np;
 }
@@ -373,7 +379,8 @@ static void decompress(cal_pq *q, const uint8_t *src, size_t n, uint8_t *dst, si
         return;
     }
     case CODEC_ZSTD: {
-        size_t got = ZSTD_decompress(dst, want, src, n);
+        if (!q->zd && !(q->zd = ZSTD_createDCtx())) fail_at(q, off, "out of memory (zstd)");
+        size_t got = ZSTD_decompressDCtx(q->zd, dst, want, src, n);
         if (ZSTD_isError(got)) fail_at(q, off, "corrupt zstd block (%s)", ZSTD_getErrorName(got));
         if (got != want) fail_at(q, off, "zstd block size mismatch");
         return;
@@ -572,7 +579,7 @@ static int next_page(cal_pq *q) {
 }
 
 static void free_chunk(cal_pq *q) {
-    free(q->chunk), q->chunk = NULL;
+    q->in_chunk = 0;
     free(q->dict_buf), q->dict_buf = NULL;
     free(q->dict), q->dict = NULL;
     q->have_dict = 0, q->ndict = 0, q->nvals = q->vi = 0;
@@ -587,13 +594,13 @@ int cal_pq_next(cal_pq *q, const uint8_t **p, size_t *n, uint64_t *off, char *er
             q->vi++;
             return 1;
         }
-        if (q->chunk && next_page(q)) continue;
-        if (q->chunk) { free_chunk(q); q->rg++; }
+        if (q->in_chunk && next_page(q)) continue;
+        if (q->in_chunk) { free_chunk(q); q->rg++; }
         if (q->rg >= q->nchunks) return 0;
         pq_chunk *c = &q->chunks[q->rg];
         if ((uint64_t)c->size > PQ_MAX_ALLOC) fail_at(q, (uint64_t)c->start, "column chunk too large");
-        q->chunk = malloc((size_t)c->size + 1);
-        if (!q->chunk) fail_at(q, (uint64_t)c->start, "out of memory");
+        q->chunk = grow(q, q->chunk, &q->chunk_cap, (size_t)c->size + 1, 1, (uint64_t)c->start);
+        q->in_chunk = 1;
         read_at(q, (uint64_t)c->start, (uint64_t)c->size, q->chunk);
         q->chunk_len = c->size, q->chunk_pos = 0, q->chunk_values = c->num_values;
         q->codec = c->codec;
@@ -608,7 +615,8 @@ void cal_pq_close(cal_pq *q) {
     if (!q) return;
     if (q->fd >= 0) close(q->fd);
     free_chunk(q);
-    free(q->footer), free(q->chunks), free(q->page), free(q->vals), free(q->levels);
+    ZSTD_freeDCtx(q->zd);
+    free(q->chunk), free(q->footer), free(q->chunks), free(q->page), free(q->vals), free(q->levels);
     free(q->ints), free(q->ints2), free(q->arena), free(q->sch);
     free(q);
 }

@@ -3,9 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <cblas.h>
 
 #include "stats/hessian.h"
 #include "base/dtype.h"
@@ -268,31 +265,4 @@ int cal_gptq_inverse(const double *A, size_t d, double damp, double *out, size_t
             out[j * d + i] = 0;
         }
     return 0;
-}
-
-/* ---- BLAS kernel choice ------------------------------------------------- */
-const char *cal_blas_core(void) {
-    const char *c = openblas_get_corename();
-    return c ? c : "unknown";
-}
-
-void cal_blas_prefer_avx512(char **argv) {
-    if (getenv("OPENBLAS_CORETYPE")) return;
-    /* 0.3.21 runs AVX-512 CPUs it does not know (and Zen 4) on AVX2 kernels. */
-    if (strcmp(cal_blas_core(), "Haswell") != 0 && strcmp(cal_blas_core(), "Zen") != 0) return;
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
-        !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl"))
-        return;
-    if (setenv("OPENBLAS_CORETYPE", "SkylakeX", 1) != 0) return;
-    execv("/proc/self/exe", argv);
-    unsetenv("OPENBLAS_CORETYPE"); /* exec failed: go on with the default kernels */
-#else
-    (void)argv;
-#endif
-}
-
-void cal_blas_threads(int n) {
-    if (n > 0) openblas_set_num_threads(n);
 }

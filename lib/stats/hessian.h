@@ -77,16 +77,4 @@ int cal_gptq_inverse(const double *A, size_t d, double damp, double *out, size_t
  * returns 1 when every value is finite. */
 int cal_decode_row(const uint8_t *src, int dtype, size_t d, double *dst);
 
-/* Names the BLAS kernels in use ("SkylakeX", "Haswell", ...). */
-const char *cal_blas_core(void);
-/* Chooses OpenBLAS's AVX-512 kernels on CPUs that OpenBLAS 0.3.21 does not
- * recognise: when OPENBLAS_CORETYPE is unset, the library picked its Haswell
- * kernels and the CPU has AVX-512, sets OPENBLAS_CORETYPE=SkylakeX and
- * re-executes the program (the variable is read only at library load).
- * The user's own OPENBLAS_CORETYPE always wins. Returns only when nothing is
- * to be done or the re-exec failed. */
-void cal_blas_prefer_avx512(char **argv);
-/* Sets the BLAS thread count (0 = leave the library's default). */
-void cal_blas_threads(int n);
-
 #endif

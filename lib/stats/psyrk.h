@@ -3,15 +3,35 @@
  *
  * Why not one multi-threaded dsyrk per block: OpenBLAS splits each call
  * statically between its threads and spins (sched_yield) at the barrier, so
- * the reading/decoding thread that runs beside it stalls both BLAS threads
- * whenever it takes a core. Here the upper triangle of C is cut into tiles
- * (dsyrk on the diagonal, dgemm elsewhere) that idle workers take in order,
- * so other work only delays whichever tile is running, and up to NBUF blocks
- * are in flight so the producer rarely waits.
+ * the reading/decoding thread that runs beside it stalls every BLAS thread
+ * whenever it takes a core. Here idle workers take small tasks in turn, so
+ * other work only delays whichever task is running.
  *
- * Deterministic: the tiling depends on d only and every tile of C is updated
- * block after block in submission order, so the result is bit-identical for
- * any thread count.
+ * The model (man/cal-hessian.1 says it too):
+ *   - Tiles. The upper triangle of C is cut into T x T square tiles, T =
+ *     round(d / 512) (at least 1), on column boundaries that are multiples
+ *     of 8: T(T+1)/2 tiles, dsyrk on the diagonal, dgemm above it. 512
+ *     columns is where a single-threaded BLAS call reaches its full rate
+ *     (measured on Xeon and Zen 5: 256-wide tiles lose 10-25%, 128-wide
+ *     30%); d = 4096 gives 36 tiles.
+ *   - Tasks. A task is one tile of one block: the BLAS writes the block's
+ *     product on the tile into the worker's own scratch (beta = 0), and the
+ *     worker then adds the scratch into C -- in block order, waiting if the
+ *     same tile of the previous block has not been added yet. Products of
+ *     different blocks on the same tile run at the same time, so the work
+ *     on hand is tiles x blocks in flight, not just tiles.
+ *   - Blocks in flight. The producer fills one block while up to NBUF - 1
+ *     wait for or are in the workers' hands; NBUF (3 to 16) is chosen from
+ *     the thread count so that there are at least 4 tasks per worker, which
+ *     also keeps every task below half of a worker's share of the work on
+ *     hand. The tasks are handed out in order (block after block, largest
+ *     tile first), so the product of a tile's earlier block started earlier
+ *     and its addition rarely has to wait.
+ *   - Determinism. Every tile of C is 0 + P_1 + P_2 + ... in block order,
+ *     with each P_g computed by one BLAS call whose shape depends on d and
+ *     the block's rows alone. The thread count changes only who computes
+ *     what and when, never an operand or an order: the result is
+ *     bit-identical for any number of threads.
  *
  *     size_t ld = cal_psyrk_ld(d);
  *     double *C = calloc(d * ld, sizeof *C);
@@ -36,6 +56,22 @@ typedef struct cal_psyrk cal_psyrk;
  * 512-wide tiles ran 1.5x slower unpadded). */
 size_t cal_psyrk_ld(size_t d);
 
+/* A tile of C in BLAS's column-major view (the transpose of the row-major
+ * C): rows [i0, i0+ni) x columns [j0, j0+nj), i0 <= j0; i0 == j0 is a
+ * diagonal tile (its upper triangle only). */
+typedef struct {
+    size_t i0, ni, j0, nj;
+} cal_psyrk_tile;
+
+/* The tiling for width d, in the order tasks are handed out (largest
+ * first); depends on d alone. Returns the count; *tiles is the caller's to
+ * free. */
+size_t cal_psyrk_tiling(size_t d, cal_psyrk_tile **tiles);
+
+/* Blocks in flight (the producer's included) for `threads` workers on
+ * `ntiles` tiles. */
+size_t cal_psyrk_nbuf(int threads, size_t ntiles);
+
 /* threads 0 = one worker per online CPU. */
 cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C);
 /* The buffer to fill next: block_rows rows of d doubles, ld apart. */
@@ -43,6 +79,9 @@ double *cal_psyrk_block(cal_psyrk *p);
 /* Adds the first `rows` rows of the buffer into C (asynchronously); returns
  * once the next buffer is free. */
 void cal_psyrk_submit(cal_psyrk *p, size_t rows);
+/* Adds n rows held in memory (row-major, d doubles each, contiguous),
+ * copying them into the blocks as a reading thread would fill them. */
+void cal_psyrk_add_rows(cal_psyrk *p, const double *x, size_t n);
 /* Returns when every submitted block has been added into C. */
 void cal_psyrk_wait(cal_psyrk *p);
 /* Waits, stops the workers, frees the buffers (not C). */

@@ -6,11 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <xxhash.h>
-
 #include "base/dtype.h"
 #include "base/err.h"
 #include "base/num.h"
+#include "base/oshint.h"
 #include "base/utf8.h"
 #include "stream/internal.h"
 
@@ -101,7 +100,7 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     if (ioerr) { *erroff = off + have; return -1; }
     if (have < total) FAIL(off + have, "truncated stream header (%zu of %zu bytes)", have, total);
     h = r->buf + r->pos;
-    if (XXH3_64bits(h, 16 + mlen) != cal_ld64(h + 16 + mlen))
+    if (cal_hash(h, 16 + mlen) != cal_ld64(h + 16 + mlen))
         FAIL(off + 16 + mlen, "stream header checksum mismatch");
     if (!cal__meta_parse((const char *)h + 16, mlen, into, err, errlen)) { *erroff = off; return -1; }
     r->pos += total;
@@ -195,7 +194,7 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         h = r->buf + r->pos; /* fill() may have moved the buffer */
         if (have < total)
             FAIL(off + have, "truncated %s record (%zu of %zu bytes)", cal_kind_name(h[0]), have, total);
-        if (XXH3_64bits(h, total - 8) != cal_ld64(h + total - 8))
+        if (cal_hash(h, total - 8) != cal_ld64(h + total - 8))
             FAIL(off, "%s record checksum mismatch", cal_kind_name(h[0]));
         for (size_t i = 0; i < llen; i++)
             if (h[CAL_REC_HEAD + i] < 0x20 || h[CAL_REC_HEAD + i] == 0x7f)
@@ -247,6 +246,7 @@ cal_reader *cal_reader_fdopen(int fd, const char *name) {
     cal_reader *r = cal_xcalloc(1, sizeof *r);
     reader_init(r, name);
     r->fd = fd;
+    cal_pipe_grow(fd);
     r->cap = READ_CHUNK;
     r->buf = cal_xmalloc(r->cap);
     return open_common(r);

@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "base/num.h"
 #include "base/outfile.h"
+#include "base/oshint.h"
 #include "stream/internal.h"
 
 #define WRITE_BUF (1u << 20)
@@ -53,6 +54,7 @@ cal_writer *cal_writer_open(const char *path) {
     cal_writer *w = cal_xcalloc(1, sizeof *w);
     w->fd = fd, w->tmp = tmp, w->final = final, w->named = named;
     w->name = cal_xstrdup(named ? path : "stdout");
+    if (!named) cal_pipe_grow(1);
     w->buf = cal_xmalloc(WRITE_BUF);
     return w;
 }
@@ -81,8 +83,21 @@ static void put(cal_writer *w, const void *p, size_t n) {
     w->n += n;
 }
 
+typedef struct {
+    const void *p;
+    size_t n;
+} part;
+
+/* Writes head (with its flags byte) + label + payload (given in up to three
+ * parts) + checksum. */
+static void write_parts(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
+                        const part *pp, int np);
+
 static void write_rec2(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
-                       const void *p1, size_t n1, const void *p2, size_t n2);
+                       const void *p1, size_t n1, const void *p2, size_t n2) {
+    part pp[2] = {{p1, n1}, {p2, n2}};
+    write_parts(w, kind, flags, label, llen, id, pp, 2);
+}
 
 static void write_end(cal_writer *w) {
     uint8_t count[8];
@@ -106,12 +121,12 @@ static void maybe_header(cal_writer *w) {
     w->header_out = 1;
 }
 
-/* Writes head + label + payload (given in up to two parts) + checksum. */
-static void write_rec2(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
-                       const void *p1, size_t n1, const void *p2, size_t n2) {
+static void write_parts(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
+                        const part *pp, int np) {
     char err[400];
     if (cal_label_check(label, llen, err, sizeof err)) writer_die(w, "%s", err);
-    size_t plen = n1 + n2;
+    size_t plen = 0;
+    for (int k = 0; k < np; k++) plen += pp[k].n;
     if (plen > CAL_MAX_PAYLOAD)
         writer_die(w, "%s record %016llx of %zu bytes exceeds the %u-byte limit", cal_kind_name(kind),
                    (unsigned long long)id, plen, CAL_MAX_PAYLOAD);
@@ -131,12 +146,12 @@ static void write_rec2(cal_writer *w, int kind, unsigned flags, const char *labe
     if (total <= WRITE_BUF) {
         /* Common case: assemble in the buffer and hash it in one pass. */
         if (w->n + total > WRITE_BUF) flush(w);
-        uint8_t *o = w->buf + w->n;
+        uint8_t *o = w->buf + w->n, *q = o + CAL_REC_HEAD + llen;
         memcpy(o, head, CAL_REC_HEAD);
         if (llen) memcpy(o + CAL_REC_HEAD, label, llen);
-        if (n1) memcpy(o + CAL_REC_HEAD + llen, p1, n1);
-        if (n2) memcpy(o + CAL_REC_HEAD + llen + n1, p2, n2);
-        cal_st64(o + total - 8, XXH3_64bits(o, total - 8));
+        for (int k = 0; k < np; k++)
+            if (pp[k].n) memcpy(q, pp[k].p, pp[k].n), q += pp[k].n;
+        cal_st64(o + total - 8, cal_hash(o, total - 8));
         w->n += total;
         w->off += total;
         return;
@@ -145,13 +160,12 @@ static void write_rec2(cal_writer *w, int kind, unsigned flags, const char *labe
     XXH3_64bits_reset(&st);
     XXH3_64bits_update(&st, head, CAL_REC_HEAD);
     if (llen) XXH3_64bits_update(&st, label, llen);
-    if (n1) XXH3_64bits_update(&st, p1, n1);
-    if (n2) XXH3_64bits_update(&st, p2, n2);
+    for (int k = 0; k < np; k++)
+        if (pp[k].n) XXH3_64bits_update(&st, pp[k].p, pp[k].n);
     cal_st64(sum, XXH3_64bits_digest(&st));
     put(w, head, CAL_REC_HEAD);
     put(w, label, llen);
-    put(w, p1, n1);
-    put(w, p2, n2);
+    for (int k = 0; k < np; k++) put(w, pp[k].p, pp[k].n);
     put(w, sum, 8);
 }
 
@@ -204,17 +218,20 @@ void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t
     if (len > (CAL_MAX_PAYLOAD - 8) / 5)
         writer_die(w, "ROW record %016llx of %u ids exceeds the limit of %u", (unsigned long long)id, len,
                    (CAL_MAX_PAYLOAD - 8) / 5);
-    size_t plen = 8 + 4 * (size_t)len + (mask ? len : 0);
-    uint8_t *p = cal_xmalloc(plen);
+    uint8_t head[8], *m = NULL;
     cal_buf tmp = {0};
-    cal_st32(p, len);
-    cal_st32(p + 4, flags);
-    if (len) memcpy(p + 8, le_ids(ids, len, &tmp), 4 * (size_t)len); /* ids may be NULL when len is 0 */
+    cal_st32(head, len);
+    cal_st32(head + 4, flags);
+    if (mask) { /* stored as 0/1 */
+        m = cal_xmalloc(len ? len : 1);
+        for (uint32_t i = 0; i < len; i++) m[i] = mask[i] ? 1 : 0;
+    }
+    /* The parts go straight into the output buffer: no copy of the row (ids
+     * may be NULL when len is 0: a part of 0 bytes is never read). */
+    part pp[3] = {{head, 8}, {len ? le_ids(ids, len, &tmp) : NULL, 4 * (size_t)len}, {m, mask ? len : 0}};
+    write_parts(w, CAL_ROW, 0, label, strlen(label), id, pp, 3);
     cal_buf_free(&tmp);
-    if (mask)
-        for (uint32_t i = 0; i < len; i++) p[8 + 4 * (size_t)len + i] = mask[i] ? 1 : 0;
-    write_rec2(w, CAL_ROW, 0, label, strlen(label), id, p, plen, NULL, 0);
-    free(p);
+    free(m);
 }
 
 void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n, uint32_t d,

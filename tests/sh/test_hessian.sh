@@ -125,10 +125,11 @@ report("imatrix: counts = tokens ([1])", cn is not None and cn.ne == [1] and flo
 report("imatrix: padded to 32 after the last tensor", g.data_end == g.size and g.size % 32 == 0, (g.data_end, g.size))
 PYEOF
 
-# The tiled accumulation (psyrk.c): d = 2600 gives panels of 704 columns, the
-# last one narrower, and rectangles above the diagonal cut into chunks of
-# 2048 rows; a padded row stride (d is not a multiple of 8). H must match
-# numpy and be byte-identical for any thread count (the stage line drops
+# The tiled accumulation (psyrk.c): d = 2600 gives 5 panels of about 520
+# columns (15 tiles) and a padded row stride (d is not a multiple of 8);
+# blocks of 256 rows, the last one short. H must match numpy and be
+# byte-identical for any thread count, also with more workers (16) than this
+# machine has cores and more than 4 per tile (the stage line drops
 # --threads, so the whole files are equal).
 $PY - "$T" <<'PYEOF'
 import sys, numpy as np
@@ -140,11 +141,12 @@ with open(f"{T}/wide.cal", "wb") as f:
     w = CalStreamWriter(f)
     w.vectors("a", X[:333]); w.vectors("b", X[333:]); w.close()
 PYEOF
-for n in 1 2 3; do
+for n in 1 2 3 16; do
   check "wide d, --threads $n" cal-hessian --threads $n --block 256 --dtype f64 -o "$T/wide$n.st" "$T/wide.cal"
 done
 same "--threads 1 and 2 write the same bytes" "$T/wide1.st" "$T/wide2.st"
 same "--threads 1 and 3 write the same bytes" "$T/wide1.st" "$T/wide3.st"
+same "--threads 1 and 16 write the same bytes" "$T/wide1.st" "$T/wide16.st"
 $PY -c "
 from hessian_lib import *
 import numpy as np
@@ -214,9 +216,32 @@ expect_fail "truncated stream" 1 "trunc.cal: byte [0-9]+: .*truncated" cal-hessi
 head -c 60000 "$T/all.cal" > "$T/trunc2.cal"
 expect_fail "truncated mid-run, BLAS busy" 1 "trunc2.cal: byte [0-9]+: .*truncated" \
   timeout 120 cal-hessian --block 8 -o "$T/x.st" "$T/trunc2.cal"
-# The user's OPENBLAS_CORETYPE always wins over cal-hessian's own choice.
+# Kernels: the user's OPENBLAS_CORETYPE always wins over cal-hessian's own
+# choice; without it, the kernels are at least as new as the CPU flags that
+# the kernel reports allow (/proc/cpuinfo, an independent reading of CPUID).
+kernels() { sed -n 's/.*(\([A-Za-z0-9]*\) kernels.*/\1/p' "$1"; }
 OPENBLAS_CORETYPE=Haswell cal-hessian -v -o "$T/k.st" "$T/part1.cal" 2>"$T/k.err"
-eq "OPENBLAS_CORETYPE set by the user is kept" "$(sed -n 's/.*(\(.*\) kernels).*/\1/p' "$T/k.err")" Haswell
+eq "OPENBLAS_CORETYPE set by the user is kept" "$(kernels "$T/k.err")" Haswell
+grep -q "(Haswell kernels, from OPENBLAS_CORETYPE)" "$T/k.err" && ok "-v says the user chose the kernels" ||
+  not_ok "-v says the user chose the kernels" "$(cat "$T/k.err")"
+if [ "$(uname -m)" = x86_64 ] && [ -r /proc/cpuinfo ]; then
+  env -u OPENBLAS_CORETYPE cal-hessian -v -o "$T/k.st" "$T/part1.cal" 2>"$T/k.err"
+  flags=$(grep -m1 '^flags' /proc/cpuinfo)
+  has() { for f in "$@"; do case " $flags " in *" $f "*) ;; *) return 1 ;; esac; done; }
+  if has avx512f avx512bw avx512dq avx512vl; then want="SkylakeX Cooperlake SapphireRapids"
+  elif has avx2 fma; then want="Haswell Zen Excavator SkylakeX Cooperlake SapphireRapids"
+  else want=""; fi
+  got=$(kernels "$T/k.err")
+  case " $want " in
+    "  ") skip "kernels as new as the CPU allows" "no AVX2 on this CPU" ;;
+    *" $got "*) ok "kernels as new as the CPU allows: $got ($(sed -n 's/.*(\(.*\)).*/\1/p' "$T/k.err"))" ;;
+    *) not_ok "kernels as new as the CPU allows" "got $got, want one of $want" ;;
+  esac
+  # The re-executed program reports what it replaced (and drops the marker).
+  CAL_OPENBLAS_PICKED=Katmai OPENBLAS_CORETYPE=Prescott cal-hessian -v -o "$T/k.st" "$T/part1.cal" 2>"$T/k.err"
+  grep -q "(Prescott kernels, chosen over OpenBLAS's Katmai)" "$T/k.err" && ok "-v names the kernels it replaced" ||
+    not_ok "-v names the kernels it replaced" "$(cat "$T/k.err")"
+fi
 expect_fail "no -o" 2 "no output file" cal-hessian "$T/all.cal"
 expect_fail "bad --scale" 2 "--scale must be" cal-hessian --scale avg -o "$T/x.st" "$T/all.cal"
 expect_fail "--imatrix needs a name" 2 "imatrix-name" cal-hessian --imatrix "$T/i.gguf" -o "$T/x.st" "$T/all.cal"

@@ -1,0 +1,26 @@
+/* oshint.h - hints to the kernel that make bulk I/O cheaper; each one does
+ * nothing where the system has no such call.
+ *
+ * Pipes: a Linux pipe holds 64 KiB by default, so a stage that reads or
+ * writes megabytes at a time is woken, and wakes its neighbour, every 64
+ * KiB; with 1 MiB (the default /proc/sys/fs/pipe-max-size) both ends switch
+ * 16 times less often (measured: cal-cat --pass 13% less CPU).
+ *
+ * Huge pages: the first write to a fresh buffer takes a page fault every
+ * 4 KiB; a Parquet page of tens of MB decompressed into new memory spent
+ * half its time there (measured: cal-read of a 47 MB text column, 2.2x
+ * faster with 2 MiB pages, which the kernel gives where asked when
+ * transparent huge pages are set to "madvise", the common default). */
+#ifndef CAL_BASE_OSHINT_H
+#define CAL_BASE_OSHINT_H
+
+#include <stddef.h>
+
+/* When fd is a pipe, asks for a 1 MiB buffer (or what the system allows). */
+void cal_pipe_grow(int fd);
+
+/* Asks for huge pages under the 2 MiB-aligned part of [p, p+n) (n of at
+ * least 4 MiB; smaller buffers are left alone). */
+void cal_hugepages(void *p, size_t n);
+
+#endif

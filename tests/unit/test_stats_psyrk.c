@@ -1,0 +1,154 @@
+/* test_stats_psyrk.c - lib/stats/psyrk.c: the tiling covers the upper
+ * triangle once and depends on d alone; the model's promises (at least 4
+ * tasks per worker, no task above half a worker's share) for 1-64 workers;
+ * a simulation of the hand-out policy keeps 16-64 workers busy; and real
+ * runs with 1, 2, 3 and 16 threads give the same bits, close to a plain
+ * triple loop. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/psyrk.h"
+#include "test.h"
+
+static double cost(const cal_psyrk_tile *t) {
+    return t->i0 == t->j0 ? t->ni * (t->ni + 1) / 2.0 : (double)t->ni * (double)t->nj;
+}
+
+/* Every (i, j), i <= j < d, in exactly one tile; boundaries on multiples of 8. */
+static int covers_once(size_t d, const cal_psyrk_tile *t, size_t n) {
+    unsigned char *seen = calloc(d * d, 1);
+    int ok = 1;
+    for (size_t k = 0; k < n; k++) {
+        if (t[k].i0 % 8 || t[k].j0 % 8 || t[k].i0 > t[k].j0) ok = 0;
+        for (size_t j = t[k].j0; j < t[k].j0 + t[k].nj; j++)
+            for (size_t i = t[k].i0; i < t[k].i0 + t[k].ni && i <= j; i++) seen[i * d + j]++;
+    }
+    for (size_t i = 0; i < d; i++)
+        for (size_t j = i; j < d; j++) ok &= seen[i * d + j] == 1;
+    free(seen);
+    return ok;
+}
+
+/* The hand-out policy of psyrk.c with task time = cost: tasks in order
+ * (block after block, tiles in tiling order) to the first free worker; a
+ * block can start once the buffer it reuses is computed (nbuf buffers, an
+ * instant producer); each tile's product is added (time add * cost) after
+ * the previous block's. Returns busy time / (workers x makespan). */
+static double simulate(size_t d, int workers, size_t blocks, double addf) {
+    cal_psyrk_tile *t;
+    size_t nt = cal_psyrk_tiling(d, &t), nbuf = cal_psyrk_nbuf(workers, nt);
+    double *freeat = calloc((size_t)workers, sizeof *freeat), *added = calloc(nt, sizeof *added);
+    double *computed = calloc(blocks * nt, sizeof *computed), *avail = calloc(blocks, sizeof *avail);
+    double busy = 0, end = 0;
+    for (size_t g = 0; g < blocks; g++) {
+        avail[g] = g ? avail[g - 1] : 0;
+        if (g >= nbuf)
+            for (size_t k = 0; k < nt; k++)
+                if (computed[(g - nbuf) * nt + k] > avail[g]) avail[g] = computed[(g - nbuf) * nt + k];
+        for (size_t k = 0; k < nt; k++) {
+            int w = 0;
+            for (int i = 1; i < workers; i++)
+                if (freeat[i] < freeat[w]) w = i;
+            double s = freeat[w] > avail[g] ? freeat[w] : avail[g], c = cost(&t[k]);
+            double e = s + c, a = (e > added[k] ? e : added[k]) + addf * c;
+            computed[g * nt + k] = e;
+            added[k] = freeat[w] = a;
+            busy += c;
+            if (a > end) end = a;
+        }
+    }
+    free(t), free(freeat), free(added), free(computed), free(avail);
+    return busy / (workers * end);
+}
+
+/* C += A^T A through psyrk with `threads` workers; A is n x d row-major. */
+static double *run(const double *A, size_t n, size_t d, size_t block, int threads) {
+    double *C = calloc(d * cal_psyrk_ld(d), sizeof *C);
+    cal_psyrk *p = cal_psyrk_new(d, block, threads, C);
+    cal_psyrk_add_rows(p, A, n);
+    cal_psyrk_free(p);
+    return C;
+}
+
+int main(void) {
+    /* The tiling: squares of about 512 columns, covering the triangle once. */
+    const size_t ds[] = {1, 7, 100, 767, 768, 1100, 2600, 4096};
+    for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+        cal_psyrk_tile *t;
+        size_t n = cal_psyrk_tiling(ds[k], &t), np = (ds[k] + 256) / 512 ? (ds[k] + 256) / 512 : 1;
+        int sorted = 1;
+        for (size_t i = 1; i < n; i++) sorted &= cost(&t[i - 1]) >= cost(&t[i]);
+        CHECK(n == np * (np + 1) / 2 && covers_once(ds[k], t, n) && sorted,
+              "d = %zu: %zu tiles (%zu panels), the upper triangle once, largest first", ds[k], n, np);
+        free(t);
+    }
+    cal_psyrk_tile *t4;
+    size_t n4 = cal_psyrk_tiling(4096, &t4);
+    CHECK(n4 == 36 && t4[0].ni == 512 && t4[0].nj == 512 && t4[n4 - 1].i0 == t4[n4 - 1].j0,
+          "d = 4096: 36 tiles of 512, diagonal (half-cost) ones last");
+    free(t4);
+
+    /* The model: blocks in flight give every worker at least 4 tasks, so no
+     * task is more than half of a worker's share of the work on hand (up to
+     * the 16-buffer cap, which only small d reaches at many workers). */
+    const size_t md[] = {1024, 2048, 4096, 8192, 14336};
+    const int mw[] = {1, 2, 3, 16, 32, 64};
+    for (size_t a = 0; a < sizeof md / sizeof md[0]; a++)
+        for (size_t b = 0; b < sizeof mw / sizeof mw[0]; b++) {
+            cal_psyrk_tile *t;
+            size_t nt = cal_psyrk_tiling(md[a], &t), nbuf = cal_psyrk_nbuf(mw[b], nt);
+            double total = 0, most = 0;
+            for (size_t i = 0; i < nt; i++) {
+                total += cost(&t[i]);
+                if (cost(&t[i]) > most) most = cost(&t[i]);
+            }
+            double tasks = (double)(nbuf - 1) * nt, share = (nbuf - 1) * total / mw[b];
+            int capped = nbuf == 16;
+            CHECK(nbuf >= 3 && (capped || (tasks >= 4.0 * mw[b] && most <= share / 2)),
+                  "d = %zu, %d workers: %zu buffers, %.0f tasks on hand, largest %.3f of a share%s", md[a],
+                  mw[b], nbuf, tasks, most / share, capped ? " (capped)" : "");
+            free(t);
+        }
+
+    /* The policy keeps the workers busy (the addition of a product taken as
+     * 3% of its BLAS time, as measured at 1024 rows per block). */
+    const struct {
+        size_t d;
+        int w;
+    } sim[] = {{4096, 2}, {4096, 16}, {4096, 32}, {4096, 64}, {8192, 64}, {14336, 64}, {2048, 16}};
+    for (size_t k = 0; k < sizeof sim / sizeof sim[0]; k++) {
+        double u = simulate(sim[k].d, sim[k].w, 64, 0.03);
+        CHECK(u >= 0.9, "d = %zu, %d workers, 64 blocks: %.1f%% busy", sim[k].d, sim[k].w, 100 * u);
+    }
+
+    /* Real runs: the same bits for any thread count, and H = A^T A. */
+    size_t n = 333, d = 1100, block = 64;
+    double *A = malloc(n * d * sizeof *A);
+    uint64_t s = 88172645463325252ull;
+    for (size_t i = 0; i < n * d; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        A[i] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    }
+    size_t ld = cal_psyrk_ld(d);
+    double *C1 = run(A, n, d, block, 1);
+    const int th[] = {2, 3, 16};
+    for (size_t k = 0; k < 3; k++) {
+        double *C = run(A, n, d, block, th[k]);
+        CHECK(!memcmp(C, C1, d * ld * sizeof *C), "%d threads: the same bits as 1 thread", th[k]);
+        free(C);
+    }
+    double err = 0;
+    for (size_t i = 0; i < d; i++)
+        for (size_t j = 0; j <= i; j++) {
+            long double ref = 0;
+            for (size_t r = 0; r < n; r++) ref += (long double)A[r * d + i] * A[r * d + j];
+            double e = fabs((double)(C1[i * ld + j] - ref)) / (1 + fabs((double)ref));
+            if (e > err) err = e;
+        }
+    CHECK(err < 1e-12, "lower triangle = A^T A (largest relative error %.2g)", err);
+    free(C1);
+    free(A);
+    TEST_END();
+}

@@ -125,10 +125,35 @@ static int split_one(enc *e, const th_pretok *pt, const char *s, size_t a, size_
     return 0;
 }
 
+/* The scanner of a pipeline that is one Split by a hand-written scanner
+ * keeping its matches (*keep_gaps: and the text between them), which can
+ * feed the model directly; TH_RE_PCRE when the pipeline is not that. */
+static int fused_scanner(const tok_hf *t, int *keep_gaps)
+{
+    const th_pretok *sp = NULL;
+    for (size_t k = 0; k < t->npre; k++) {
+        const th_pretok *pt = &t->pre[k];
+        if (pt->kind == TH_PT_BYTELEVEL && !pt->add_prefix_space && !pt->use_regex) continue; /* no-op */
+        if (sp) return TH_RE_PCRE;
+        sp = pt;
+    }
+    if (!sp || !sp->pat.is_regex) return TH_RE_PCRE;
+    if (sp->kind == TH_PT_SPLIT && sp->behavior == TH_SPLIT_ISOLATED) *keep_gaps = 1;
+    else if (sp->kind == TH_PT_SPLIT && sp->behavior == TH_SPLIT_REMOVED && sp->invert) *keep_gaps = 0;
+    else if (sp->kind == TH_PT_BYTELEVEL && !sp->add_prefix_space) *keep_gaps = 1;
+    else return TH_RE_PCRE;
+    return sp->pat.scanner;
+}
+
 /* Runs the pre-tokenizers and the model over one normalized piece. */
 static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
 {
     const tok_hf *t = e->t;
+    int keep_gaps, scanner = fused_scanner(t, &keep_gaps);
+    if (scanner != TH_RE_PCRE) {
+        th_bpe_scan(t, e->sc, scanner, keep_gaps, s, len, e->out);
+        return 0;
+    }
     size_t n = 0, on;
     cal_buf own = { 0 }; /* text rebuilt by a modifying pre-tokenizer */
     th_bufs *bf = th_scratch_bufs(e->sc);
@@ -210,8 +235,16 @@ static int cut_added(enc *e, const th_trie *tr, const char *s, size_t len, gap_f
     const tok_hf *t = e->t;
     int parse_special = (e->flags & CAL_TOK_PARSE_SPECIAL) != 0;
     size_t start_off = 0, i = 0;
+    int only = -1; /* the one byte every added token starts with (memchr finds it), or -2 */
+    for (int b = 0; b < 256 && only != -2; b++)
+        if (tr->first[b]) only = only == -1 ? b : -2;
     while (i < len) {
-        if (!tr->first[(unsigned char)s[i]]) { i++; continue; }
+        if (!tr->first[(unsigned char)s[i]]) {
+            if (only < 0) { i++; continue; }
+            const char *q = memchr(s + i, only, len - i);
+            if (!q) break;
+            i = (size_t)(q - s);
+        }
         uint32_t cur = 0, best = TH_NONE;
         size_t best_end = 0;
         for (size_t j = i; j < len; j++) {

@@ -96,21 +96,31 @@ static inline unsigned cat(const char *s, size_t len, size_t i, size_t *n, int32
     return cls_of(*cp);
 }
 
-/* end of the run of characters in class mask m from i */
+/* end of the run of characters in class mask m from i (ASCII in a tight loop) */
 static size_t run(const char *s, size_t len, size_t i, unsigned m)
 {
     size_t n;
     int32_t c;
-    while (i < len && (cat(s, len, i, &n, &c) & m)) i += n;
-    return i;
+    for (;;) {
+        while (i < len && (unsigned char)s[i] < 0x80)
+            if (ascii_cls[(unsigned char)s[i]] & m) i++;
+            else return i;
+        if (i >= len || !(cat(s, len, i, &n, &c) & m)) return i;
+        i += n;
+    }
 }
 
 static size_t run_not(const char *s, size_t len, size_t i, unsigned m)
 {
     size_t n;
     int32_t c;
-    while (i < len && !(cat(s, len, i, &n, &c) & m)) i += n;
-    return i;
+    for (;;) {
+        while (i < len && (unsigned char)s[i] < 0x80)
+            if (!(ascii_cls[(unsigned char)s[i]] & m)) i++;
+            else return i;
+        if (i >= len || (cat(s, len, i, &n, &c) & m)) return i;
+        i += n;
+    }
 }
 
 /* (?i:'s|'t|'re|'ve|'m|'ll|'d) at i; returns its end or 0 */
@@ -156,7 +166,7 @@ static size_t scan_llama3(const char *s, size_t len, size_t i, int maxn)
     size_t n0, n1, e;
     int32_t c0, c1;
     unsigned k0 = cat(s, len, i, &n0, &c0);
-    if ((e = contraction(s, len, i, 1))) return e;
+    if (c0 == '\'' && (e = contraction(s, len, i, 1))) return e;
     if (k0 & C_L) return run(s, len, i + n0, C_L);
     unsigned k1 = cat(s, len, i + n0, &n1, &c1);
     if (!(k0 & (C_CRLF | C_N)) && (k1 & C_L)) return run(s, len, i + n0 + n1, C_L);
@@ -267,7 +277,7 @@ static int in_cjk(int32_t c)
     return (c >= 0x4E00 && c <= 0x9FA5) || (c >= 0x3040 && c <= 0x309F) || (c >= 0x30A0 && c <= 0x30FF);
 }
 
-int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me)
+static inline int scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me)
 {
     if (from >= len) return 0;
     size_t e = 0, i = from, n;
@@ -297,4 +307,31 @@ int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms
     }
     *ms = i; *me = e;
     return 1;
+}
+
+int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me)
+{
+    return scan_next(scanner, s, len, from, ms, me);
+}
+
+size_t th_scan_many(int scanner, const char *s, size_t len, size_t *from, size_t *ms, size_t *me, size_t max)
+{
+    size_t k = 0, f = *from;
+    /* these patterns match at every position: the match at f ends the piece */
+#define EVERY(CALL) for (; k < max && f < len && (me[k] = (CALL)) > f; k++) ms[k] = f, f = me[k]
+    switch (scanner) {
+    case TH_RE_LLAMA3: EVERY(scan_llama3(s, len, f, 3)); break;
+    case TH_RE_QWEN: EVERY(scan_llama3(s, len, f, 1)); break;
+    case TH_RE_O200K: EVERY(scan_o200k(s, len, f)); break;
+    case TH_RE_GPT2: EVERY(scan_gpt2(s, len, f)); break;
+    }
+#undef EVERY
+    while (k < max && scan_next(scanner, s, len, f, &ms[k], &me[k])) {
+        if (me[k] > ms[k]) f = me[k];
+        else if (ms[k] >= len) f = len + 1;
+        else { int32_t c; f = ms[k] + cal_utf8_next(s, len, ms[k], &c); } /* empty: one character on */
+        k++;
+    }
+    *from = f;
+    return k;
 }

@@ -303,8 +303,12 @@ static int raw_gap(enc *e, const char *s, size_t len, size_t off)
     }
     char *nz;
     size_t nn;
-    if (th_normalize(t, s, len, &nz, &nn, e->err, e->errlen)) return -1;
-    int rc = t->has_norm ? cut_added(e, &t->trie_norm, nz, nn, norm_gap, 0) : pretok_model(e, nz, nn, off == 0);
+    if (th_norm_quick_kind(t) ? th_norm_quick(t, s, len, &nz, &nn, e->err, e->errlen)
+                              : th_normalize(t, s, len, &nz, &nn, e->err, e->errlen))
+        return -1;
+    if (!nz) nn = len; /* th_norm_quick: already normal */
+    const char *z = nz ? nz : s;
+    int rc = t->has_norm ? cut_added(e, &t->trie_norm, z, nn, norm_gap, 0) : pretok_model(e, z, nn, off == 0);
     free(nz);
     return rc;
 }

@@ -30,6 +30,12 @@
 #define CACHE_IDS 7        /* most ids a cached pre-token may yield */
 #define SMALL 48           /* words of up to SMALL symbols merge without the heap */
 
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
 typedef struct {
     uint64_t k[3];         /* the key's bytes, zero padded */
     uint64_t serial;       /* the tokenizer's (0: empty) */
@@ -38,13 +44,17 @@ typedef struct {
 } cache_slot;
 _Static_assert(sizeof(cache_slot) == 64, "a cache slot is one cache line");
 
-/* Tables derived from the merges at load. */
+/* Tables derived from the merges at load. A merge's priority is its rank,
+ * or its merged id when the merged ids grow strictly with the rank (then
+ * the two orders agree and the id needs no second table). */
 struct th_fast {
-    uint64_t *pair;        /* (a << 20 | b) << 24 | (rank + 1), 0 = empty; NULL: use t->merges */
+    uint64_t *pair;        /* (a << 20 | b) << 24 | (priority + 1), 0 = empty; NULL: use t->merges */
     uint64_t pmask;
     unsigned pshift;
-    uint32_t *rank_id;     /* rank -> merged id */
-    uint32_t *byte_rank;   /* byte-level: rank of the pair of bytes (x, y) at x << 8 | y; NULL if not */
+    uint32_t *rank_id;     /* rank -> merged id; NULL when the priority is the id */
+    uint32_t *byte_rank;   /* byte-level: priority of the pair of bytes (x, y) at x << 8 | y; NULL if not */
+    struct vslot { uint64_t k[3]; uint32_t id, len; } *voc; /* ignore_merges: the vocabulary's short strings */
+    unsigned vshift;
     int scan_ok;           /* vocabulary ids are unique: the rank scan is exact */
 };
 
@@ -92,6 +102,41 @@ th_scratch *th_scratch_get(const tok_hf *t)
 
 th_bufs *th_scratch_bufs(th_scratch *sc) { return &sc->bufs; }
 
+/* ---- keys: short byte strings as three words ---------------------------- */
+
+static inline uint64_t load64(const char *p) { uint64_t x; memcpy(&x, p, 8); return x; }
+static inline uint64_t load32(const char *p) { uint32_t x; memcpy(&x, p, 4); return x; }
+
+/* s[0..len) (1 <= len <= CACHE_KEY) as three zero-padded words */
+static inline void make_key(const char *s, size_t len, uint64_t k[3])
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* loads inside s[0..len) only; the overlap of two loads is shifted out */
+    if (len >= 16) {
+        k[0] = load64(s); k[1] = load64(s + 8);
+        k[2] = len == 16 ? 0 : load64(s + len - 8) >> (8 * (24 - len));
+    } else if (len >= 8) {
+        k[0] = load64(s);
+        k[1] = len == 8 ? 0 : load64(s + len - 8) >> (8 * (16 - len));
+        k[2] = 0;
+    } else {
+        const unsigned char *u = (const unsigned char *)s;
+        if (len >= 4) k[0] = load32(s) | load32(s + len - 4) << (8 * (len - 4));
+        else k[0] = (uint64_t)u[0] | (uint64_t)u[len / 2] << (8 * (len / 2)) | (uint64_t)u[len - 1] << (8 * (len - 1));
+        k[1] = k[2] = 0;
+    }
+#else
+    memset(k, 0, 3 * sizeof *k);
+    memcpy(k, s, len);
+#endif
+}
+
+static inline uint64_t key_hash(const uint64_t k[3], size_t len)
+{
+    uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ (k[2] * 0x165667B19E3779F9ull) ^ len;
+    return h * 0xD6E8FEB86659FD93ull;
+}
+
 /* ---- tables built at load ------------------------------------------------ */
 
 static uint64_t pair_hash(uint64_t k, unsigned shift) { return (k * 0x9E3779B97F4A7C15ull) >> shift; }
@@ -109,8 +154,16 @@ void th_bpe_prepare(tok_hf *t)
         if ((e->key >> 32) >> 20 || (e->key & 0xFFFFFFFFu) >> 20 || e->rank >= (1u << 24) - 1) compact = 0;
     }
     f->rank_id = cal_xmalloc(((size_t)nranks + 1) * sizeof *f->rank_id);
+    for (uint32_t r = 0; r <= nranks; r++) f->rank_id[r] = TH_NONE;
     for (size_t i = 0; m->slot && i <= m->mask; i++)
         if (m->slot[i].key != UINT64_MAX) f->rank_id[m->slot[i].rank] = m->slot[i].id;
+    int by_id = 1;
+    uint32_t last = 0, have = 0;
+    for (uint32_t r = 0; r < nranks && by_id; r++) {
+        if (f->rank_id[r] == TH_NONE) continue;
+        if ((have && f->rank_id[r] <= last) || f->rank_id[r] >= (1u << 24) - 1) by_id = 0;
+        last = f->rank_id[r], have = 1;
+    }
     if (compact && m->n) {
         size_t cap = 16;
         unsigned bits = 4;
@@ -124,16 +177,17 @@ void th_bpe_prepare(tok_hf *t)
             uint64_t k = (e->key >> 32) << 20 | (e->key & 0xFFFFFFFFu);
             uint64_t j = pair_hash(k, f->pshift);
             while (f->pair[j]) j = (j + 1) & f->pmask;
-            f->pair[j] = k << 24 | (e->rank + 1);
+            f->pair[j] = k << 24 | ((by_id ? e->id : e->rank) + 1);
         }
-    }
+    } else by_id = 0;
+    if (by_id) { free(f->rank_id); f->rank_id = NULL; }
     int bytes_ok = t->byte_level;
     for (int b = 0; b < 256; b++) if (t->byte_id[b] == TH_NONE) bytes_ok = 0;
     if (bytes_ok) {
         f->byte_rank = cal_xmalloc(65536 * sizeof *f->byte_rank);
         for (int x = 0; x < 65536; x++) {
             const struct th_merge *e = th_mergemap_get(m, t->byte_id[x >> 8], t->byte_id[x & 255]);
-            f->byte_rank[x] = e ? e->rank : TH_NONE;
+            f->byte_rank[x] = !e ? TH_NONE : f->rank_id ? e->rank : e->id;
         }
     }
     /* unique ids: no id is given to two vocabulary strings */
@@ -147,6 +201,23 @@ void th_bpe_prepare(tok_hf *t)
         seen[id / 8] |= (uint8_t)(1u << (id % 8));
     }
     free(seen);
+    if (t->ignore_merges) { /* the whole-word check reads one slot, not the map's three places */
+        size_t cap = 16, n = 0;
+        unsigned bits = 4;
+        for (uint32_t i = 0; i < t->vocab.n; i++) n += t->vocab.ent[i].len - 1u < CACHE_KEY;
+        while (cap < n + n / 2) cap *= 2, bits++;
+        f->voc = cal_xcalloc(cap, sizeof *f->voc);
+        f->vshift = 64 - bits;
+        for (uint32_t i = 0; i < t->vocab.n; i++) {
+            const struct th_ent *e = &t->vocab.ent[i];
+            if (e->len - 1u >= CACHE_KEY) continue;
+            uint64_t k[3];
+            make_key(t->vocab.pool + e->off, e->len, k);
+            size_t j = (size_t)(key_hash(k, e->len) >> f->vshift);
+            while (f->voc[j].len) j = (j + 1) & (cap - 1);
+            f->voc[j] = (struct vslot){ { k[0], k[1], k[2] }, e->id, e->len };
+        }
+    }
     t->fast = f;
 }
 
@@ -154,12 +225,15 @@ void th_bpe_release(tok_hf *t)
 {
     th_fast *f = t->fast;
     if (!f) return;
-    free(f->pair); free(f->rank_id); free(f->byte_rank);
+    free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc);
     free(f);
     t->fast = NULL;
 }
 
-/* the rank of merging (a, b), or TH_NONE */
+/* the id a merge of priority p makes */
+static inline uint32_t prio_id(const th_fast *f, uint32_t p) { return f->rank_id ? f->rank_id[p] : p; }
+
+/* the priority of merging (a, b), or TH_NONE */
 static inline uint32_t pair_rank(const tok_hf *t, const th_fast *f, uint32_t a, uint32_t b)
 {
     if (f->pair) {
@@ -186,11 +260,8 @@ static size_t merge_scan(const tok_hf *t, const th_fast *f, uint32_t *id, uint32
         for (size_t i = 0; i + 1 < n; i++)
             if (rk[i] < best) best = rk[i], bi = i;
         if (best == TH_NONE) break;
-        id[bi] = f->rank_id[best];
-        if (bi + 2 < n) {
-            memmove(id + bi + 1, id + bi + 2, (n - bi - 2) * sizeof *id);
-            memmove(rk + bi + 1, rk + bi + 2, (n - bi - 2) * sizeof *rk);
-        }
+        id[bi] = prio_id(f, best);
+        for (size_t i = bi + 1; i + 1 < n; i++) id[i] = id[i + 1], rk[i] = rk[i + 1]; /* drop symbol bi + 1 */
         n--;
         if (bi > 0) rk[bi - 1] = pair_rank(t, f, id[bi - 1], id[bi]);
         if (bi + 1 < n) rk[bi] = pair_rank(t, f, id[bi], id[bi + 1]);
@@ -241,7 +312,7 @@ static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint
     for (size_t i = 0; i < n; i++) y[i] = (sym){ id[i], 1, (int32_t)i - 1, i + 1 < n ? (int32_t)i + 1 : -1 };
     for (size_t i = 0; i + 1 < n; i++) {
         uint32_t r = pair_rank(t, f, y[i].id, y[i + 1].id);
-        if (r != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r << 32 | i, f->rank_id[r] });
+        if (r != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r << 32 | i, prio_id(f, r) });
     }
     while (hn) {
         hent top = heap_pop(hp, &hn);
@@ -249,7 +320,7 @@ static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint
         if (!y[pos].alive || y[pos].next < 0) continue;
         int32_t nx = y[pos].next;
         uint32_t r = pair_rank(t, f, y[pos].id, y[nx].id);
-        if (r == TH_NONE || f->rank_id[r] != top.id) continue;
+        if (r == TH_NONE || prio_id(f, r) != top.id) continue;
         y[pos].id = top.id;
         y[pos].next = y[nx].next;
         y[nx].alive = 0;
@@ -257,11 +328,11 @@ static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint
         if (y[pos].prev >= 0) {
             int32_t pv = y[pos].prev;
             uint32_t r2 = pair_rank(t, f, y[pv].id, y[pos].id);
-            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | (uint32_t)pv, f->rank_id[r2] });
+            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | (uint32_t)pv, prio_id(f, r2) });
         }
         if (y[pos].next >= 0) {
             uint32_t r2 = pair_rank(t, f, y[pos].id, y[y[pos].next].id);
-            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | pos, f->rank_id[r2] });
+            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | pos, prio_id(f, r2) });
         }
     }
     size_t k = 0;
@@ -314,12 +385,26 @@ static size_t initial_symbols(const tok_hf *t, const char *s, size_t len, uint32
     return n;
 }
 
-/* BPE of one word, without the cache: its ids appended to out. */
-static void bpe_uncached(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out)
+/* the id of the vocabulary string s[0..len), or TH_NONE; k its key when len <= CACHE_KEY */
+static uint32_t vocab_id(const tok_hf *t, const char *s, size_t len, const uint64_t *k)
+{
+    const th_fast *f = t->fast;
+    if (!k || !f->voc) return th_strmap_get(&t->vocab, s, len);
+    size_t mask = ((size_t)1 << (64 - f->vshift)) - 1;
+    for (size_t j = (size_t)(key_hash(k, len) >> f->vshift);; j = (j + 1) & mask) {
+        const struct vslot *v = &f->voc[j];
+        if (!v->len) return TH_NONE;
+        if (v->len == len && v->k[0] == k[0] && v->k[1] == k[1] && v->k[2] == k[2]) return v->id;
+    }
+}
+
+/* BPE of one word, without the cache: its ids appended to out; k is the
+ * word's key when len <= CACHE_KEY, else NULL. */
+static void bpe_uncached(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t *k, cal_ids *out)
 {
     const th_fast *f = t->fast;
     if (t->ignore_merges) {
-        uint32_t whole = th_strmap_get(&t->vocab, s, len);
+        uint32_t whole = vocab_id(t, s, len, k);
         if (whole != TH_NONE) { cal_ids_push(out, whole); return; }
     }
     uint32_t small_id[SMALL], rk[SMALL];
@@ -348,42 +433,14 @@ static void bpe_uncached(const tok_hf *t, th_scratch *sc, const char *s, size_t 
 
 /* ---- the pre-token cache ------------------------------------------------- */
 
-static inline uint64_t load64(const char *p) { uint64_t x; memcpy(&x, p, 8); return x; }
-static inline uint64_t load32(const char *p) { uint32_t x; memcpy(&x, p, 4); return x; }
+/* the cache slot of a key */
+static inline size_t key_slot(const uint64_t k[3], size_t len) { return (size_t)(key_hash(k, len) >> (64 - CACHE_BITS)); }
 
-/* s[0..len) (1 <= len <= CACHE_KEY) as three zero-padded words */
-static inline void make_key(const char *s, size_t len, uint64_t k[3])
+/* One word (len <= CACHE_KEY) through the cache, its key and slot known. */
+static inline void bpe_keyed(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t k[3],
+                             size_t slot, cal_ids *out)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* loads inside s[0..len) only; the overlap of two loads is shifted out */
-    if (len >= 16) {
-        k[0] = load64(s); k[1] = load64(s + 8);
-        k[2] = len == 16 ? 0 : load64(s + len - 8) >> (8 * (24 - len));
-    } else if (len >= 8) {
-        k[0] = load64(s);
-        k[1] = len == 8 ? 0 : load64(s + len - 8) >> (8 * (16 - len));
-        k[2] = 0;
-    } else {
-        const unsigned char *u = (const unsigned char *)s;
-        if (len >= 4) k[0] = load32(s) | load32(s + len - 4) << (8 * (len - 4));
-        else k[0] = (uint64_t)u[0] | (uint64_t)u[len / 2] << (8 * (len / 2)) | (uint64_t)u[len - 1] << (8 * (len - 1));
-        k[1] = k[2] = 0;
-    }
-#else
-    memset(k, 0, 3 * sizeof *k);
-    memcpy(k, s, len);
-#endif
-}
-
-/* One word through the cache. */
-static inline void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out)
-{
-    if (len > CACHE_KEY) { bpe_uncached(t, sc, s, len, out); return; }
-    uint64_t k[3];
-    make_key(s, len, k);
-    uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ (k[2] * 0x165667B19E3779F9ull) ^ len;
-    h *= 0xD6E8FEB86659FD93ull;
-    cache_slot *cs = &sc->cache[h >> (64 - CACHE_BITS)];
+    cache_slot *cs = &sc->cache[slot];
     if (cs->k[0] == k[0] && cs->k[1] == k[1] && cs->k[2] == k[2] && cs->len == len && cs->serial == t->serial) {
         if (out->n + CACHE_IDS > out->cap) cal_ids_reserve(out, out->n + CACHE_IDS);
         memcpy(out->v + out->n, cs->ids, sizeof cs->ids); /* all of them: a fixed-size copy */
@@ -391,7 +448,7 @@ static inline void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size
         return;
     }
     size_t out0 = out->n;
-    bpe_uncached(t, sc, s, len, out);
+    bpe_uncached(t, sc, s, len, k, out);
     size_t m = out->n - out0;
     if (m <= CACHE_IDS) {
         cs->k[0] = k[0]; cs->k[1] = k[1]; cs->k[2] = k[2];
@@ -400,6 +457,15 @@ static inline void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size
         cs->nids = (uint8_t)m;
         memcpy(cs->ids, out->v + out0, m * sizeof *cs->ids);
     }
+}
+
+/* One word through the cache. */
+static inline void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out)
+{
+    if (len > CACHE_KEY) { bpe_uncached(t, sc, s, len, NULL, out); return; }
+    uint64_t k[3];
+    make_key(s, len, k);
+    bpe_keyed(t, sc, s, len, k, key_slot(k, len), out);
 }
 
 /* U+2581 at s[p] that follows a character no merge joins to it */
@@ -438,14 +504,26 @@ int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *
 
 void th_bpe_scan(const tok_hf *t, th_scratch *sc, int scanner, int keep_gaps, const char *s, size_t len, cal_ids *out)
 {
-    enum { BATCH = 128 };
-    size_t from = 0, prev = 0, ms[BATCH], me[BATCH], k;
+    enum { BATCH = 64, AHEAD = 8 };
+    size_t from = 0, prev = 0, ms[BATCH], me[BATCH], slot[BATCH], k;
+    uint64_t key[BATCH][3];
     do {
         k = th_scan_many(scanner, s, len, &from, ms, me, BATCH);
+        /* the keys first, so that the cache lines can be fetched ahead */
+        for (size_t i = 0; i < k; i++)
+            if (me[i] - ms[i] <= CACHE_KEY && me[i] > ms[i]) {
+                make_key(s + ms[i], me[i] - ms[i], key[i]);
+                slot[i] = key_slot(key[i], me[i] - ms[i]);
+                if (i < AHEAD) PREFETCH(&sc->cache[slot[i]]);
+            }
         for (size_t i = 0; i < k; i++) {
+            if (i + AHEAD < k && me[i + AHEAD] - ms[i + AHEAD] <= CACHE_KEY && me[i + AHEAD] > ms[i + AHEAD])
+                PREFETCH(&sc->cache[slot[i + AHEAD]]);
             if (keep_gaps && prev < ms[i]) bpe_piece(t, sc, s + prev, ms[i] - prev, out);
-            bpe_piece(t, sc, s + ms[i], me[i] - ms[i], out);
+            size_t n = me[i] - ms[i];
             prev = me[i];
+            if (t->seg_ok || n > CACHE_KEY || !n) bpe_piece(t, sc, s + ms[i], n, out);
+            else bpe_keyed(t, sc, s + ms[i], n, key[i], slot[i], out);
         }
     } while (k == BATCH);
     if (keep_gaps && prev < len) bpe_piece(t, sc, s + prev, len - prev, out);

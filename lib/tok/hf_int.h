@@ -185,5 +185,10 @@ const uint16_t *th_byte_cp(void);  /* byte -> code point of the byte-level alpha
 const int16_t *th_cp_byte(void);   /* code point (< 324) -> byte or -1 */
 /* Runs the normalizers: 0 with a malloc'd *out, or -1 with err filled. */
 int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen);
+/* tok_hf_nfc.c: 1 when the normalizer is NFC alone, 2 NFKC alone, else 0;
+ * for those, th_norm_quick normalizes only what the normal form may change:
+ * *out is NULL when s is already normal, else a malloc'd text. */
+int th_norm_quick_kind(const tok_hf *t);
+int th_norm_quick(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen);
 
 #endif

@@ -110,6 +110,27 @@ static size_t run(const char *s, size_t len, size_t i, unsigned m)
     }
 }
 
+/* run(s, len, i, C_L), ASCII letters 8 at a time */
+static size_t run_letters(const char *s, size_t len, size_t i)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t hi = 0x8080808080808080ull, ones = 0x0101010101010101ull;
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        /* per byte b < 0x80: b | 0x20 in 'a'..'z'; a byte >= 0x80 may carry
+         * into the bytes above it, which the lowest non-letter hides */
+        uint64_t x = w | 0x20 * ones;
+        uint64_t letter = (x + (0x80 - 'a') * ones) & ~(x + (0x80 - 'z' - 1) * ones) & ~w & hi;
+        if (letter == hi) { i += 8; continue; }
+        i += (size_t)__builtin_ctzll(~letter & hi) / 8;
+        if ((unsigned char)s[i] < 0x80) return i;
+        break;
+    }
+#endif
+    return run(s, len, i, C_L);
+}
+
 static size_t run_not(const char *s, size_t len, size_t i, unsigned m)
 {
     size_t n;
@@ -167,9 +188,9 @@ static size_t scan_llama3(const char *s, size_t len, size_t i, int maxn)
     int32_t c0, c1;
     unsigned k0 = cat(s, len, i, &n0, &c0);
     if (c0 == '\'' && (e = contraction(s, len, i, 1))) return e;
-    if (k0 & C_L) return run(s, len, i + n0, C_L);
+    if (k0 & C_L) return run_letters(s, len, i + n0);
     unsigned k1 = cat(s, len, i + n0, &n1, &c1);
-    if (!(k0 & (C_CRLF | C_N)) && (k1 & C_L)) return run(s, len, i + n0 + n1, C_L);
+    if (!(k0 & (C_CRLF | C_N)) && (k1 & C_L)) return run_letters(s, len, i + n0 + n1);
     if (k0 & C_N) {
         size_t j = i + n0;
         for (int m = 1; m < maxn && (cat(s, len, j, &n1, &c1) & C_N); m++) j += n1;

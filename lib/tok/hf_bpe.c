@@ -131,6 +131,21 @@ static inline void make_key(const char *s, size_t len, uint64_t k[3])
 #endif
 }
 
+/* make_key when 24 bytes can be read at s: three loads, masked */
+static inline void make_key_fast(const char *s, size_t len, uint64_t k[3])
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    static const uint64_t low[9] = { 0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFF, 0xFFFFFFFFFFFF,
+                                     0xFFFFFFFFFFFFFF, UINT64_MAX };
+    size_t l1 = len > 8 ? len - 8 : 0, l2 = len > 16 ? len - 16 : 0;
+    k[0] = load64(s) & low[len < 8 ? len : 8];
+    k[1] = load64(s + 8) & low[l1 < 8 ? l1 : 8];
+    k[2] = load64(s + 16) & low[l2];
+#else
+    make_key(s, len, k);
+#endif
+}
+
 static inline uint64_t key_hash(const uint64_t k[3], size_t len)
 {
     uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ (k[2] * 0x165667B19E3779F9ull) ^ len;
@@ -251,22 +266,33 @@ static inline uint32_t pair_rank(const tok_hf *t, const th_fast *f, uint32_t a, 
 
 /* ---- the merge loops ----------------------------------------------------- */
 
-/* Merges id[0..n) with rk[i] the rank of (id[i], id[i+1]); returns the new n. */
+/* Merges id[0..n) (n <= SMALL) with rk[i] the priority of (id[i], id[i + 1]);
+ * returns the new n. Merged-away symbols stay in place with no pair
+ * (rk = TH_NONE) and are skipped through nx/pv. */
 static size_t merge_scan(const tok_hf *t, const th_fast *f, uint32_t *id, uint32_t *rk, size_t n)
 {
-    while (n > 1) {
+    uint8_t nx[SMALL], pv[SMALL];
+    for (size_t i = 0; i < n; i++) nx[i] = (uint8_t)(i + 1), pv[i] = (uint8_t)(i - 1);
+    if (n) rk[n - 1] = TH_NONE;
+    size_t live = n;
+    while (live > 1) {
         uint32_t best = TH_NONE;
         size_t bi = 0;
         for (size_t i = 0; i + 1 < n; i++)
             if (rk[i] < best) best = rk[i], bi = i;
         if (best == TH_NONE) break;
+        size_t j = nx[bi]; /* merged into bi */
         id[bi] = prio_id(f, best);
-        for (size_t i = bi + 1; i + 1 < n; i++) id[i] = id[i + 1], rk[i] = rk[i + 1]; /* drop symbol bi + 1 */
-        n--;
-        if (bi > 0) rk[bi - 1] = pair_rank(t, f, id[bi - 1], id[bi]);
-        if (bi + 1 < n) rk[bi] = pair_rank(t, f, id[bi], id[bi + 1]);
+        rk[j] = TH_NONE;
+        nx[bi] = nx[j];
+        if (nx[j] < n) pv[nx[j]] = (uint8_t)bi;
+        live--;
+        if (bi > 0) rk[pv[bi]] = pair_rank(t, f, id[pv[bi]], id[bi]);
+        rk[bi] = nx[bi] < n ? pair_rank(t, f, id[bi], id[nx[bi]]) : TH_NONE;
     }
-    return n;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i = nx[i]) id[k++] = id[i];
+    return k;
 }
 
 static void heap_push(hent *h, size_t *n, hent e)
@@ -504,25 +530,25 @@ int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *
 
 void th_bpe_scan(const tok_hf *t, th_scratch *sc, int scanner, int keep_gaps, const char *s, size_t len, cal_ids *out)
 {
-    enum { BATCH = 64, AHEAD = 8 };
+    enum { BATCH = 16 };
     size_t from = 0, prev = 0, ms[BATCH], me[BATCH], slot[BATCH], k;
     uint64_t key[BATCH][3];
     do {
         k = th_scan_many(scanner, s, len, &from, ms, me, BATCH);
-        /* the keys first, so that the cache lines can be fetched ahead */
-        for (size_t i = 0; i < k; i++)
-            if (me[i] - ms[i] <= CACHE_KEY && me[i] > ms[i]) {
-                make_key(s + ms[i], me[i] - ms[i], key[i]);
-                slot[i] = key_slot(key[i], me[i] - ms[i]);
-                if (i < AHEAD) PREFETCH(&sc->cache[slot[i]]);
+        if (!t->seg_ok) /* the keys first, so that their cache lines are fetched together */
+            for (size_t i = 0; i < k; i++) {
+                size_t n = me[i] - ms[i];
+                if (n - 1 >= CACHE_KEY) continue;
+                if (len - ms[i] >= 24) make_key_fast(s + ms[i], n, key[i]);
+                else make_key(s + ms[i], n, key[i]);
+                slot[i] = key_slot(key[i], n);
+                PREFETCH(&sc->cache[slot[i]]);
             }
         for (size_t i = 0; i < k; i++) {
-            if (i + AHEAD < k && me[i + AHEAD] - ms[i + AHEAD] <= CACHE_KEY && me[i + AHEAD] > ms[i + AHEAD])
-                PREFETCH(&sc->cache[slot[i + AHEAD]]);
             if (keep_gaps && prev < ms[i]) bpe_piece(t, sc, s + prev, ms[i] - prev, out);
             size_t n = me[i] - ms[i];
             prev = me[i];
-            if (t->seg_ok || n > CACHE_KEY || !n) bpe_piece(t, sc, s + ms[i], n, out);
+            if (t->seg_ok || n - 1 >= CACHE_KEY) bpe_piece(t, sc, s + ms[i], n, out);
             else bpe_keyed(t, sc, s + ms[i], n, key[i], slot[i], out);
         }
     } while (k == BATCH);

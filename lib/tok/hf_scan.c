@@ -335,15 +335,51 @@ int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms
     return scan_next(scanner, s, len, from, ms, me);
 }
 
+/* The commonest matches, ASCII words, without the general machinery: the
+ * end of the match at i, or 0 when the full scanner must decide. */
+
+/* Llama 3, Qwen: [^\r\n\p{L}\p{N}]?\p{L}+ from an ASCII letter, or from
+ * another ASCII character but CR, LF, a digit or an apostrophe (which may
+ * start a contraction) followed by an ASCII letter */
+static inline size_t llama3_ascii(const char *s, size_t len, size_t i)
+{
+    unsigned char c0 = (unsigned char)s[i], c1;
+    if (c0 >= 0x80) return 0;
+    if (ascii_cls[c0] & C_L) return run_letters(s, len, i + 1);
+    if (i + 1 < len && c0 != '\'' && !(ascii_cls[c0] & (C_CRLF | C_N)) && (c1 = (unsigned char)s[i + 1]) < 0x80 &&
+        (ascii_cls[c1] & C_L))
+        return run_letters(s, len, i + 2);
+    return 0;
+}
+
+/* o200k: an optional prefix (not CR, LF, a letter or a digit), then
+ * [A-Z]*[a-z]*, at least one letter, ended by an ASCII character that is
+ * not an apostrophe (a contraction may follow) */
+static inline size_t o200k_ascii(const char *s, size_t len, size_t i)
+{
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x80) return 0;
+    size_t j = i;
+    if (!(ascii_cls[c] & C_L)) {
+        if (ascii_cls[c] & (C_CRLF | C_N)) return 0;
+        j++;
+    }
+    size_t w = j;
+    while (j < len && s[j] >= 'A' && s[j] <= 'Z') j++;
+    while (j < len && s[j] >= 'a' && s[j] <= 'z') j++;
+    if (j == w || (j < len && ((unsigned char)s[j] >= 0x80 || s[j] == '\''))) return 0;
+    return j;
+}
+
 size_t th_scan_many(int scanner, const char *s, size_t len, size_t *from, size_t *ms, size_t *me, size_t max)
 {
-    size_t k = 0, f = *from;
+    size_t k = 0, f = *from, e;
     /* these patterns match at every position: the match at f ends the piece */
 #define EVERY(CALL) for (; k < max && f < len && (me[k] = (CALL)) > f; k++) ms[k] = f, f = me[k]
     switch (scanner) {
-    case TH_RE_LLAMA3: EVERY(scan_llama3(s, len, f, 3)); break;
-    case TH_RE_QWEN: EVERY(scan_llama3(s, len, f, 1)); break;
-    case TH_RE_O200K: EVERY(scan_o200k(s, len, f)); break;
+    case TH_RE_LLAMA3: EVERY((e = llama3_ascii(s, len, f)) ? e : scan_llama3(s, len, f, 3)); break;
+    case TH_RE_QWEN: EVERY((e = llama3_ascii(s, len, f)) ? e : scan_llama3(s, len, f, 1)); break;
+    case TH_RE_O200K: EVERY((e = o200k_ascii(s, len, f)) ? e : scan_o200k(s, len, f)); break;
     case TH_RE_GPT2: EVERY(scan_gpt2(s, len, f)); break;
     }
 #undef EVERY

@@ -2,24 +2,27 @@
  *
  * Most text is already in NFC (all ASCII is), yet the library decodes,
  * decomposes and recomposes every character. A character that is a starter
- * (combining class 0), has no decomposition (canonical for NFC, any for
- * NFKC) and is no composition's second character is left alone by the
- * normal form, and the text can be cut before it: the normal form of the
- * whole is that of each part (UAX #15's "stable" boundary). So only the
- * stretches from such a character before each other character up to the
- * next such character go through th_normalize; the rest is copied.
+ * (combining class 0), that the normal form maps to itself, that is no
+ * composition's second character and whose decomposition does not begin
+ * with one, is left alone by the normal form, and the text can be cut
+ * before it: the normal form of the whole is that of each part (UAX #15's
+ * quick check, "NFC_QC=Yes" with class 0). So only the stretches from such a
+ * character before each other character up to the next such character go
+ * through th_normalize; the rest is copied.
  *
  * Which characters are safe comes from utf8proc's own data, once per
- * process: the combining class, the decomposition, and, for the seconds,
- * every character after the first of any canonical decomposition (a second
- * b of a composite x = (a, b) ends up there in x's full decomposition) plus
- * the conjoining jamo, which Hangul composes by rule. */
+ * process: the combining class, each decomposing character's normal forms,
+ * and, for the seconds, every character after the first of any canonical
+ * decomposition (a second b of a composite x = (a, b) ends up there in x's
+ * full decomposition) plus the conjoining jamo, which Hangul composes by
+ * rule. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
 
 #include "base/buf.h"
+#include "base/err.h"
 #include "base/utf8.h"
 #include "tok/hf_int.h"
 
@@ -28,21 +31,39 @@
 static uint8_t unsafe_nfc[NCP / 8], unsafe_nfkc[NCP / 8];
 
 static void mark(uint8_t *bits, int32_t c) { bits[c >> 3] |= (uint8_t)(1u << (c & 7)); }
+static int marked(const uint8_t *bits, int32_t c) { return bits[c >> 3] >> (c & 7) & 1; }
+
+/* 1 when the normal form opt maps the character c to itself */
+static int fixed(int32_t c, int opt)
+{
+    utf8proc_uint8_t u[4], *r = NULL;
+    utf8proc_ssize_t n = utf8proc_encode_char(c, u);
+    utf8proc_ssize_t k = utf8proc_map(u, n, &r, (utf8proc_option_t)(UTF8PROC_STABLE | UTF8PROC_COMPOSE | opt));
+    int same = k == n && !memcmp(r, u, (size_t)n);
+    free(r);
+    return same;
+}
 
 static void build(void)
 {
+    static uint8_t second[NCP / 8];
+    int32_t *first = cal_xmalloc(NCP * sizeof *first); /* first character of the decomposition, or -1 */
     for (int32_t c = 0; c < NCP; c++) {
+        first[c] = -1;
         const utf8proc_property_t *p = utf8proc_get_property(c);
         if (p->combining_class || (c >= 0x1100 && c <= 0x11FF)) mark(unsafe_nfc, c), mark(unsafe_nfkc, c);
-        if (p->decomp_seqindex == UINT16_MAX) continue;
-        mark(unsafe_nfkc, c);
-        if (p->decomp_type) continue; /* a compatibility decomposition: NFC keeps c */
-        mark(unsafe_nfc, c);
+        if (p->decomp_seqindex == UINT16_MAX) continue; /* Hangul syllables too: their parts are jamo */
         utf8proc_int32_t d[32];
         int last = 0;
         utf8proc_ssize_t n = utf8proc_decompose_char(c, d, 32, UTF8PROC_DECOMPOSE, &last);
-        for (utf8proc_ssize_t k = 1; k < n && k < 32; k++) mark(unsafe_nfc, d[k]), mark(unsafe_nfkc, d[k]);
+        for (utf8proc_ssize_t k = 1; k < n && k < 32; k++) mark(second, d[k]);
+        if (n > 0) first[c] = d[0];
+        if (!fixed(c, 0)) mark(unsafe_nfc, c);
+        if (!fixed(c, UTF8PROC_COMPAT)) mark(unsafe_nfkc, c);
     }
+    for (int32_t c = 0; c < NCP; c++)
+        if (marked(second, c) || (first[c] >= 0 && marked(second, first[c]))) mark(unsafe_nfc, c), mark(unsafe_nfkc, c);
+    free(first);
 }
 
 int th_norm_quick_kind(const tok_hf *t)

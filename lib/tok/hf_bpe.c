@@ -11,11 +11,14 @@
  * share an id (then a pair's merged id names the pair), which th_bpe_prepare
  * checks.
  *
- * Most pre-tokens repeat, so each thread keeps a direct-mapped cache of the
- * ids of short pre-tokens: a slot is one cache line holding the key's bytes
+ * Most pre-tokens repeat, so the tokenizer keeps a direct-mapped cache of
+ * the ids of short pre-tokens, shared by the threads that encode with it
+ * (each word is merged once, not once per thread): a slot is one cache
+ * line, a sequence lock (its version, odd while written) and the key's bytes
  * and its ids. Merge ranks come from a compact 8-byte-per-pair table (and
  * for byte-level models a dense table of the byte pairs), built once at load. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,23 +28,25 @@
 #include "base/utf8.h"
 #include "tok/hf_int.h"
 
-#define CACHE_BITS 15      /* slots per thread (64 bytes each: 2 MB) */
+#define CACHE_BITS 16      /* slots (64 bytes each: 4 MB per tokenizer) */
 #define CACHE_KEY 24       /* longest cached pre-token (bytes) */
 #define CACHE_IDS 7        /* most ids a cached pre-token may yield */
 #define SMALL 48           /* words of up to SMALL symbols merge without the heap */
 
 #if defined(__GNUC__)
 #define PREFETCH(p) __builtin_prefetch(p)
+#define HOT static inline __attribute__((always_inline))
 #else
 #define PREFETCH(p) ((void)(p))
+#define HOT static inline
 #endif
 
-typedef struct {
-    uint64_t k[3];         /* the key's bytes, zero padded */
-    uint64_t serial;       /* the tokenizer's (0: empty) */
-    uint8_t len, nids;
-    uint32_t ids[CACHE_IDS];
-} cache_slot;
+/* w[0]: the version, 0 never written, odd while being written; w[1..3]:
+ * the key's bytes, zero padded; w[4]: len | nids << 8 | ids[0] << 32;
+ * w[5..7]: ids[1..6], two a word. Every access is atomic (relaxed but for
+ * the version), so readers racing a writer read stale words, never UB, and
+ * the version tells them to ignore what they read. */
+typedef struct { _Atomic uint64_t w[8]; } cache_slot;
 _Static_assert(sizeof(cache_slot) == 64, "a cache slot is one cache line");
 
 /* Tables derived from the merges at load. A merge's priority is its rank,
@@ -55,6 +60,7 @@ struct th_fast {
     uint32_t *byte_rank;   /* byte-level: priority of the pair of bytes (x, y) at x << 8 | y; NULL if not */
     struct vslot { uint64_t k[3]; uint32_t id, len; } *voc; /* ignore_merges: the vocabulary's short strings */
     unsigned vshift;
+    cache_slot *cache;     /* the pre-token cache, shared by every thread */
     int scan_ok;           /* vocabulary ids are unique: the rank scan is exact */
 };
 
@@ -63,7 +69,6 @@ typedef struct { uint64_t key; uint32_t id; } hent; /* key = rank << 32 | pos */
 
 struct th_scratch {
     th_bufs bufs;
-    cache_slot *cache;
     uint32_t *ids; size_t icap;
     sym *s; size_t scap;
     hent *h; size_t hcap;
@@ -76,7 +81,7 @@ static void scratch_free(void *p)
 {
     th_scratch *sc = p;
     if (!sc) return;
-    free(sc->cache); free(sc->ids); free(sc->s); free(sc->h);
+    free(sc->ids); free(sc->s); free(sc->h);
     free(sc->bufs.r[0]); free(sc->bufs.r[1]); free(sc->bufs.pv);
     if (sc->bufs.md) pcre2_match_data_free(sc->bufs.md);
     free(sc);
@@ -91,10 +96,6 @@ th_scratch *th_scratch_get(const tok_hf *t)
     th_scratch *sc = pthread_getspecific(scratch_key);
     if (!sc) {
         sc = cal_xcalloc(1, sizeof *sc);
-        void *p;
-        if (posix_memalign(&p, 64, sizeof(cache_slot) << CACHE_BITS)) cal_die("out of memory");
-        memset(p, 0, sizeof(cache_slot) << CACHE_BITS);
-        sc->cache = p;
         (void)pthread_setspecific(scratch_key, sc);
     }
     return sc;
@@ -233,6 +234,10 @@ void th_bpe_prepare(tok_hf *t)
             f->voc[j] = (struct vslot){ { k[0], k[1], k[2] }, e->id, e->len };
         }
     }
+    void *p; /* zero bytes are version 0 (never written) in every slot */
+    if (posix_memalign(&p, 64, sizeof(cache_slot) << CACHE_BITS)) cal_die("out of memory");
+    memset(p, 0, sizeof(cache_slot) << CACHE_BITS);
+    f->cache = p;
     t->fast = f;
 }
 
@@ -240,7 +245,7 @@ void th_bpe_release(tok_hf *t)
 {
     th_fast *f = t->fast;
     if (!f) return;
-    free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc);
+    free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc); free(f->cache);
     free(f);
     t->fast = NULL;
 }
@@ -462,28 +467,52 @@ static void bpe_uncached(const tok_hf *t, th_scratch *sc, const char *s, size_t 
 /* the cache slot of a key */
 static inline size_t key_slot(const uint64_t k[3], size_t len) { return (size_t)(key_hash(k, len) >> (64 - CACHE_BITS)); }
 
-/* One word (len <= CACHE_KEY) through the cache, its key and slot known. */
-static inline void bpe_keyed(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t k[3],
-                             size_t slot, cal_ids *out)
+#define LOAD(i) atomic_load_explicit(&cs->w[i], memory_order_relaxed)
+
+/* A word not in its cache slot: merged, then put in the slot unless the
+ * slot is being written (v: the version read before). */
+static void bpe_fill(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t k[3],
+                     cache_slot *cs, uint64_t v, cal_ids *out)
 {
-    cache_slot *cs = &sc->cache[slot];
-    if (cs->k[0] == k[0] && cs->k[1] == k[1] && cs->k[2] == k[2] && cs->len == len && cs->serial == t->serial) {
-        if (out->n + CACHE_IDS > out->cap) cal_ids_reserve(out, out->n + CACHE_IDS);
-        memcpy(out->v + out->n, cs->ids, sizeof cs->ids); /* all of them: a fixed-size copy */
-        out->n += cs->nids;
-        return;
-    }
     size_t out0 = out->n;
     bpe_uncached(t, sc, s, len, k, out);
     size_t m = out->n - out0;
-    if (m <= CACHE_IDS) {
-        cs->k[0] = k[0]; cs->k[1] = k[1]; cs->k[2] = k[2];
-        cs->serial = t->serial;
-        cs->len = (uint8_t)len;
-        cs->nids = (uint8_t)m;
-        memcpy(cs->ids, out->v + out0, m * sizeof *cs->ids);
-    }
+    if (m > CACHE_IDS || (v & 1) ||
+        !atomic_compare_exchange_strong_explicit(&cs->w[0], &v, v + 1, memory_order_acquire, memory_order_relaxed))
+        return; /* too many ids, or another thread is writing the slot */
+    atomic_thread_fence(memory_order_release);
+    uint32_t id[CACHE_IDS] = { 0 };
+    memcpy(id, out->v + out0, m * sizeof *id);
+    uint64_t x[8] = { 0, k[0], k[1], k[2], len | m << 8 | (uint64_t)id[0] << 32, id[1] | (uint64_t)id[2] << 32,
+                      id[3] | (uint64_t)id[4] << 32, id[5] | (uint64_t)id[6] << 32 };
+    for (int i = 1; i < 8; i++) atomic_store_explicit(&cs->w[i], x[i], memory_order_relaxed);
+    atomic_store_explicit(&cs->w[0], v + 2, memory_order_release);
 }
+
+/* One word (len <= CACHE_KEY) through the cache, its key and slot known. */
+HOT void bpe_keyed(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t k[3],
+                     size_t slot, cal_ids *out)
+{
+    cache_slot *cs = &t->fast->cache[slot];
+    uint64_t v = atomic_load_explicit(&cs->w[0], memory_order_acquire);
+    uint64_t m = LOAD(4);
+    if (LOAD(1) == k[0] && LOAD(2) == k[1] && LOAD(3) == k[2] && (m & 0xFF) == len) {
+        uint64_t a = LOAD(5), b = LOAD(6), c = LOAD(7);
+        atomic_thread_fence(memory_order_acquire);
+        if (v && !(v & 1) && LOAD(0) == v) { /* not written meanwhile */
+            if (out->n + CACHE_IDS > out->cap) cal_ids_reserve(out, out->n + CACHE_IDS);
+            uint32_t *o = out->v + out->n;
+            o[0] = (uint32_t)(m >> 32);
+            o[1] = (uint32_t)a, o[2] = (uint32_t)(a >> 32);
+            o[3] = (uint32_t)b, o[4] = (uint32_t)(b >> 32);
+            o[5] = (uint32_t)c, o[6] = (uint32_t)(c >> 32);
+            out->n += m >> 8 & 0xFF;
+            return;
+        }
+    }
+    bpe_fill(t, sc, s, len, k, cs, v, out);
+}
+#undef LOAD
 
 /* One word through the cache. */
 static inline void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out)
@@ -542,7 +571,7 @@ void th_bpe_scan(const tok_hf *t, th_scratch *sc, int scanner, int keep_gaps, co
                 if (len - ms[i] >= 24) make_key_fast(s + ms[i], n, key[i]);
                 else make_key(s + ms[i], n, key[i]);
                 slot[i] = key_slot(key[i], n);
-                PREFETCH(&sc->cache[slot[i]]);
+                PREFETCH(&t->fast->cache[slot[i]]);
             }
         for (size_t i = 0; i < k; i++) {
             if (keep_gaps && prev < ms[i]) bpe_piece(t, sc, s + prev, ms[i] - prev, out);

@@ -313,8 +313,12 @@ static int raw_gap(enc *e, const char *s, size_t len, size_t off)
     return rc;
 }
 
-int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags, cal_ids *out, char *err, size_t errlen)
+int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags, cal_ids *caller_out, char *err, size_t errlen)
 {
+    /* Ids go to a copy of the caller's array header, stored back once at the
+     * end: the header may share a cache line with another thread's (the
+     * batches of cal-encode's pool), and it changes with every token. */
+    cal_ids local = *caller_out, *out = &local;
     size_t fixed_len;
     char *fixed = cal_utf8_repaired(text, len, &fixed_len);
     if (fixed) { text = fixed; len = fixed_len; }
@@ -333,5 +337,6 @@ int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags,
     bf->r[0] = e.r[0]; bf->r[1] = e.r[1];
     bf->rcap[0] = e.rcap[0]; bf->rcap[1] = e.rcap[1];
     free(fixed);
+    *caller_out = local;
     return rc;
 }

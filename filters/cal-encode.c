@@ -232,9 +232,11 @@ int main(int argc, char **argv) {
     static char *stdin_only[] = {"-", NULL};
     run r = {.files = a.noperands ? a.operands : stdin_only, .tok = tok, .flags = flags};
     r.stage_argv = cal_args_stage(&a, &r.stage_argc);
-    /* -j 1 encodes on the main thread; N workers get N + 2 batches queued
-     * beyond the N they run, so they rarely wait for the reader. */
-    r.depth = threads > 1 ? 2 * (size_t)threads + 2 : 1;
+    /* -j 1 encodes on the main thread; N workers get 7 N batches queued
+     * beyond the N they run: the writer waits for the oldest batch, and
+     * batches differ (a page of Chinese costs more than one of English), so
+     * a short queue ran dry behind a slow batch and left workers idle. */
+    r.depth = threads > 1 ? 8 * (size_t)threads : 1;
     r.batches = cal_xcalloc(r.depth, sizeof *r.batches);
     r.w = cal_writer_open(out);
     cal_progress_init(&r.prog, progress);

@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     const char *tokenizer = NULL, *out = NULL;
     unsigned flags = 0, threads = 0;
-    int verbose = 0, progress = 0;
+    int verbose = 0, progress = 0, list = 0;
     cal_args a;
     cal_args_init(&a, &prog, argc, argv);
     for (int c; (c = cal_args_next(&a)) != -1;) switch (c) {
@@ -212,10 +212,14 @@ int main(int argc, char **argv) {
         case 'j': threads = (unsigned)cal_parse_u64(a.name, a.val, 1, 256); break;
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
-        case O_LIST:
-            if (cal_tok_list(stdout)) return 0;
-            cal_die("no fetched tokenizers (make tokenizers)");
+        case O_LIST: list = 1; break;
         }
+    if (list) {
+        size_t n = cal_tok_list(stdout);
+        cal_args_free(&a);
+        if (!n) cal_die("no fetched tokenizers (make tokenizers)");
+        return 0;
+    }
     if (!tokenizer) cal_usage_error("missing -t TOKENIZER");
     if (!threads) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);

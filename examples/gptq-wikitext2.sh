@@ -1,29 +1,42 @@
 #!/bin/sh
-# gptq-wikitext2.sh - GPTQ / optimum / lmdeploy's wikitext2 set: 128 random
-# windows of 2048 tokens, seed 0, over the whole corpus encoded and joined.
-# Each window starts at randint(0, L - 2048 - 1), uniform and inclusive, as
-# GPTQ draws it (cal-pack --mode window; see cal-pack(1)).
+# gptq-wikitext2.sh - the wikitext2 calibration set of GPTQ (IST-DASLab
+# gptq, datautils.py get_wikitext2), optimum 1.2x (optimum/gptq/data.py
+# get_wikitext2) or lmdeploy 0.x (lite/utils/calib_dataloader.py
+# get_wikitext2): ROWS (128) random windows of LENGTH (2048) tokens, seed 0.
 #
-# The corpus is a wikitext-2 raw file (-i wiki.train.raw, articles at
-# " = Title = " lines) or by default the built-in wiki corpus.
-# Differences: the documents are encoded one by one and joined with EOS
-# (GPTQ joins the text with "\n\n" and encodes it once); the windows come
-# from calkit's documented generator, not Python's random.
+#   -p gptq      "\n\n".join(rows), encoded once with the tokenizer's special
+#                tokens; random.seed(seed); each window starts at
+#                random.randint(0, L - LENGTH - 1)
+#   -p lmdeploy  as gptq, the start random.randint(0, L - LENGTH)
+#   -p optimum   the first 1000 rows, "" -> " \n", joined with ""; windows
+#                as gptq
+# calkit: cal-read --join (--empty, -n 1000), cal-encode --add-special
+# --parse-special, cal-pack --mode window --rng python [--to-end].
 #
-# Usage: gptq-wikitext2.sh [-t TOKENIZER] [-i FILE] [-o DIR] [-n ROWS] [-l LENGTH] [-s SEED]
+# The rows are the dataset's "text" column: -i FILE is wikitext-2-raw-v1's
+# train split as the Hugging Face hub ships it (Parquet, or JSON Lines of
+# {"text": ...}: one row per line of the raw file, blank lines as ""); by
+# default the built-in wiki corpus, one row per article.
+# Remaining differences: GPTQ loads the slow (sentencepiece) tokenizer where
+# a model has one (use_fast=False); calkit encodes as the tokenizer.json or
+# .model given.
+#
+# Usage: gptq-wikitext2.sh [-p gptq|optimum|lmdeploy] [-t TOKENIZER] [-i FILE] [-o DIR] [-n ROWS] [-l LENGTH] [-s SEED]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/gptq-wikitext2
 IN=wiki
 ROWS=128
-while getopts t:i:o:n:l:s:h f; do
-  case $f in
-    t) TOK=$OPTARG ;; i) IN=$OPTARG ;; o) OUT=$OPTARG ;; n) ROWS=$OPTARG ;; l) LENGTH=$OPTARG ;; s) SEED=$OPTARG ;;
-    *) usage ;;
-  esac
-done
+PEER=gptq
+peer_options "$@"
+END=$(window_end) || exit 1
 work_dir
-if [ "$IN" = wiki ]; then tokens wiki "$WORK/t.cal"; else tokens "$IN" "$WORK/t.cal" -f wikitext; fi
-cal-pack -l "$LENGTH" --mode window -n "$ROWS" --seed "$SEED" --sep eos -v "$WORK/t.cal" -o "$WORK/rows.cal" ||
-  die "packing failed"
+if [ "$PEER" = optimum ]; then
+  tokens "$IN" "$WORK/t.cal" -n 1000 --join '' --empty ' \n' -- --add-special --parse-special
+else
+  tokens "$IN" "$WORK/t.cal" --join '\n\n' -- --add-special --parse-special
+fi
+# shellcheck disable=SC2086
+pack "$WORK/rows.cal" "$WORK/summary" cal-pack -l "$LENGTH" --mode window -n "$ROWS" --rng python --seed "$SEED" \
+  $END "$WORK/t.cal"
 export_rows "$WORK/rows.cal" "$OUT"
-echo "GPTQ wikitext2-style set: $ROWS windows of $LENGTH, seed $SEED -> $OUT/cal_data.safetensors"
+echo "$PEER wikitext2 set: $ROWS windows of $LENGTH, seed $SEED -> $OUT/cal_data.safetensors"

@@ -18,7 +18,7 @@
 
 #define QUEUE_BYTES (64u << 20) /* per source, before its reader waits */
 
-enum { O_GROUPED = 256, O_CYCLE, O_SEED, O_PROGRESS };
+enum { O_GROUPED = 256, O_CYCLE, O_SEED, O_PROGRESS, O_RNG };
 
 static const cal_opt opts[] = {
     {'n', "total", "N", CAL_STAGE, "total records; split among the sources without rows=\n"
@@ -27,6 +27,7 @@ static const cal_opt opts[] = {
                                     "(default: interleaved by a seeded schedule)", O_GROUPED},
     {0, "cycle", NULL, CAL_STAGE, "repeat a source that runs short instead of failing", O_CYCLE},
     {0, "seed", "S", CAL_STAGE, "seed of the interleave schedule (default 0)", O_SEED},
+    {0, "rng", "KIND", CAL_STAGE, "generator of the schedule: calkit (default), python,\nnumpy or torch", O_RNG},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of standard output", 0},
     {'v', "verbose", NULL, 0, "one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "progress on standard error", O_PROGRESS},
@@ -60,7 +61,7 @@ static int emit(size_t i) {
                 (unsigned long long)cal_sources_got(sources, i), (unsigned long long)spec[i].want);
     }
     if (spec[i].label) {
-        cal_write_rec(w, r->kind, spec[i].label, strlen(spec[i].label), r->id, r->data, r->len);
+        cal_write_rec_flags(w, r->kind, r->flags, spec[i].label, strlen(spec[i].label), r->id, r->data, r->len);
     } else {
         cal_rec rec;
         memset(&rec, 0, sizeof rec);
@@ -77,6 +78,7 @@ int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     int have_total = 0, grouped = 0, cycle = 0, verbose = 0, show_progress = 0;
     uint64_t total = 0, seed = 0;
+    cal_rng_kind kind = CAL_RNG_CALKIT;
     const char *out = NULL;
     cal_args a;
     cal_args_init(&a, &prog, argc, argv);
@@ -89,6 +91,7 @@ int main(int argc, char **argv) {
         case O_CYCLE: cycle = 1; break;
         case O_SEED: seed = cal_parse_u64(a.name, a.val, 0, UINT64_MAX); break;
         case O_PROGRESS: show_progress = 1; break;
+        case O_RNG: kind = cal_rng_kind_opt(a.name, a.val); break;
         }
     }
     nspec = (size_t)a.noperands;
@@ -129,7 +132,7 @@ int main(int argc, char **argv) {
         uint64_t *counts = cal_xmalloc(nspec * sizeof *counts);
         for (size_t i = 0; i < nspec; i++) counts[i] = spec[i].want;
         cal_blend_schedule sched;
-        cal_blend_schedule_init(&sched, counts, nspec, seed);
+        cal_blend_schedule_init(&sched, counts, nspec, kind, seed);
         for (long i; (i = cal_blend_schedule_next(&sched)) >= 0;) emit((size_t)i);
         cal_blend_schedule_free(&sched);
         free(counts);

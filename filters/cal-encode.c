@@ -27,9 +27,9 @@ static const cal_opt opts[] = {
      "(detected\nby content), or the NAME of one fetched by\n`make tokenizers` (e.g. llama3, mistral; see --list)", 0},
     {'o', "output", "OUT", 0, "write the stream to OUT (atomically) instead of\nstandard output", 0},
     {0, "add-special", NULL, CAL_STAGE, "add the tokenizer's own BOS/EOS, as transformers'\n"
-     "tokenizer(text, add_special_tokens=True) does", O_ADD_SPECIAL},
+     "tokenizer(text, add_special_tokens=True) does\n(not to chat records: see cal-encode(1), CHAT)", O_ADD_SPECIAL},
     {0, "parse-special", NULL, CAL_STAGE, "special-token text in documents (\"<|im_start|>\")\n"
-     "becomes the special id; by default it is ordinary text", O_PARSE_SPECIAL},
+     "becomes the special id; by default it is ordinary\ntext, except in chat records (cal-encode(1), CHAT)", O_PARSE_SPECIAL},
     {'j', "threads", "N", 0, "encode with N threads (default: the number of online\n"
      "cores); the output is the same for every N", 0},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
@@ -59,7 +59,7 @@ static const cal_prog prog = {
 typedef struct {
     uint64_t id, offset;
     size_t label_off, text_off, text_len, ids_off, ids_n;
-    int file;
+    int file, chat; /* chat: a TEXT record flagged CAL_TEXT_CHAT */
 } item;
 
 /* One job of the pool: records in, their ids out. */
@@ -98,7 +98,10 @@ static int encode_batch(void *ctx, void *job, char *err, size_t errsz) {
     for (ids.n = 0; i < b->n; i++) {
         item *it = &b->items[i];
         it->ids_off = ids.n;
-        if (cal_tok_encode(r->tok, b->bytes.p + it->text_off, it->text_len, r->flags, &ids, err, errsz)) break;
+        /* A rendered chat is encoded as transformers encodes one: special
+         * tokens matched, none added (the template wrote them). */
+        unsigned flags = it->chat ? CAL_TOK_PARSE_SPECIAL : r->flags;
+        if (cal_tok_encode(r->tok, b->bytes.p + it->text_off, it->text_len, flags, &ids, err, errsz)) break;
         it->ids_n = ids.n - it->ids_off;
     }
     b->ids = ids;
@@ -156,7 +159,8 @@ static void add_item(batch *b, const cal_rec *rec, int file) {
         b->items = cal_xrealloc(b->items, b->cap * sizeof *b->items);
     }
     item *it = &b->items[b->n++];
-    *it = (item){.id = rec->id, .offset = rec->offset, .file = file, .label_off = b->bytes.n,
+    *it = (item){.id = rec->id, .offset = rec->offset, .file = file, .chat = (rec->flags & CAL_TEXT_CHAT) != 0,
+                 .label_off = b->bytes.n,
                  .text_off = b->bytes.n + rec->label_len + 1, .text_len = rec->payload_len};
     cal_buf_add(&b->bytes, rec->label, rec->label_len);
     cal_buf_addc(&b->bytes, 0); /* labels hold no control characters */

@@ -14,7 +14,7 @@
 #include "stream/stream.h"
 
 enum { O_ALLOW = 256, O_SEED, O_SEP, O_TAIL, O_PERDOC, O_TRUNC, O_PAD, O_MIN, O_MAX, O_STRAT, O_BOS, O_EOS,
-       O_BOSID, O_EOSID, O_PADID, O_RANDOM, O_NOISE, O_PROGRESS };
+       O_BOSID, O_EOSID, O_PADID, O_RANDOM, O_NOISE, O_PROGRESS, O_RNG, O_TOEND, O_SORT, O_DOCS, O_REPEAT };
 
 static const cal_opt opts[] = {
     {'l', "length", "N", CAL_STAGE, "row length in tokens (required)", 0},
@@ -24,13 +24,20 @@ static const cal_opt opts[] = {
      O_ALLOW},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of standard output", 0},
     {0, "seed", "S", CAL_STAGE, "seed of every random choice (default 0)", O_SEED},
+    {0, "rng", "KIND", CAL_STAGE, "whose generator draws: calkit (default), python,\n"
+     "numpy or torch, in the peer's order of calls", O_RNG},
     {0, "sep", "eos|bos|none", CAL_STAGE, "concat/window: token between documents (default none)", O_SEP},
     {0, "tail", "drop|pad", CAL_STAGE, "concat/article: last partial row dropped (default)\nor padded", O_TAIL},
     {0, "per-doc", NULL, CAL_STAGE, "window: windows inside documents of > LENGTH tokens", O_PERDOC},
+    {0, "to-end", NULL, CAL_STAGE, "window: a window may end at the last token\n(lmdeploy; default: it stops one short, as GPTQ)", O_TOEND},
     {0, "truncate", "tail|head", CAL_STAGE, "doc: cut the tail (default) or the head of long\ndocuments", O_TRUNC},
     {0, "pad", "right|left", CAL_STAGE, "doc: side of the padding (default right)", O_PAD},
     {0, "min-tokens", "N", CAL_STAGE, "drop documents shorter than N tokens (counted)", O_MIN},
     {0, "max-tokens", "N", CAL_STAGE, "drop documents longer than N tokens (counted)", O_MAX},
+    {0, "docs", "N", CAL_STAGE, "use only the first N documents past the filters", O_DOCS},
+    {0, "sort", "input|asc|desc", CAL_STAGE, "doc: rows by length, stable (default input order)", O_SORT},
+    {0, "max-repeat", "N", CAL_STAGE, "doc: drop a row whose last token occurs more than N\n"
+     "times in it (counted; auto-round: LENGTH/2)", O_REPEAT},
     {0, "stratify", "B1,B2,...", CAL_STAGE, "doc: equal draws per token-length bucket (needs -n)", O_STRAT},
     {0, "bos", "none|row|doc|half|alt", CAL_STAGE, "BOS policy (default none)", O_BOS},
     {0, "eos", "none|row|doc|half|alt", CAL_STAGE, "EOS policy (default none)", O_EOS},
@@ -130,6 +137,11 @@ int main(int argc, char **argv) {
         case O_RANDOM: random_rows = num(&a, 0, UINT32_MAX); break;
         case O_NOISE: noise_rows = num(&a, 0, UINT32_MAX); break;
         case O_PROGRESS: progress = 1; break;
+        case O_RNG: o.rng = cal_rng_kind_opt(a.name, a.val); break;
+        case O_TOEND: o.to_end = 1; break;
+        case O_SORT: o.sort = pick(&a, cal_pack_sort_names); break;
+        case O_DOCS: o.docs = num(&a, 1, UINT64_MAX); break;
+        case O_REPEAT: o.max_repeat = num(&a, 1, UINT32_MAX); break;
         }
     }
     if (a.noperands > 1) cal_usage_error("one input FILE at most (concatenate with cat)");
@@ -163,7 +175,7 @@ int main(int argc, char **argv) {
         cal_packer_add(p, t.v, t.n, rec.id, rec.label, rec.label_len);
     }
     if (cal_packer_finish(p, err, sizeof err)) cal_die("%s: %s", name, err);
-    cal_pack_synthetic(o.len, o.seed, random_rows, vocab > 0 ? (uint64_t)vocab : 1, noise_rows, put_row, &out_ctx);
+    cal_pack_synthetic(o.len, o.rng, o.seed, random_rows, vocab > 0 ? (uint64_t)vocab : 1, noise_rows, put_row, &out_ctx);
     cal_writer_close(out_ctx.w);
     cal_progress_done(&out_ctx.progress);
 

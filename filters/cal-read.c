@@ -3,6 +3,7 @@
  * in lib/text: sources and corpora, formats, document splitting, JSON Lines
  * and chats, hygiene, lengths, dedup, shards and samples. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
@@ -11,17 +12,20 @@
 #include "base/progress.h"
 #include "stream/stream.h"
 #include "text/chat.h"
+#include "text/chat_render.h"
 #include "text/corpus.h"
 #include "text/dedup.h"
 #include "text/docfile.h"
 #include "text/format.h"
 #include "text/hygiene.h"
 #include "text/length.h"
+#include "text/pystr.h"
 #include "text/sample.h"
 #include "text/source.h"
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
-       O_LIST, O_PROGRESS };
+       O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
+       O_DATE, O_SKIP_BAD };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
      "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, parquet (default: from the name\nand the first bytes)",
@@ -29,6 +33,13 @@ static const cal_opt opts[] = {
     {0, "sep", "STR", CAL_STAGE, "text documents separated by the literal STR", O_SEP},
     {0, "field", "PATH", CAL_STAGE, "JSON/Parquet field of the text, dotted (default text)", O_FIELD},
     {0, "template", "T", CAL_STAGE, "chat records: plain, chatml, llama3 (default plain)", O_TEMPLATE},
+    {0, "chat", "MODEL", CAL_STAGE, "chat records rendered with MODEL's chat template, as\n"
+     "apply_chat_template does: a model folder, a\ntokenizer_config.json, a .jinja file or a fetched name", O_CHAT},
+    {0, "chat-template-name", "NAME", CAL_STAGE, "the named template of a model that has several\n"
+     "(default: default, or tool_use for records with tools)", O_CHAT_NAME},
+    {0, "add-generation-prompt", NULL, CAL_STAGE, "--chat: end with the assistant's turn header", O_GEN_PROMPT},
+    {0, "date", "YYYY-MM-DD", CAL_STAGE, "--chat: the date of strftime_now (default: today)", O_DATE},
+    {0, "skip-bad", NULL, CAL_STAGE, "--chat: skip (and count) records the template refuses", O_SKIP_BAD},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
     {0, "min-chars", "N", CAL_STAGE, "skip documents shorter than N characters", O_MIN},
@@ -41,6 +52,13 @@ static const cal_opt opts[] = {
     {0, "strict", NULL, CAL_STAGE, "invalid UTF-8 is an error, not U+FFFD", O_STRICT},
     {0, "crlf", NULL, CAL_STAGE, "turn CRLF line ends into LF", O_CRLF},
     {0, "nfc", NULL, CAL_STAGE, "normalize text to Unicode NFC", O_NFC},
+    {0, "strip", NULL, CAL_STAGE, "strip surrounding whitespace as Python's str.strip()", O_STRIP},
+    {0, "lines", NULL, CAL_STAGE,
+     "each line of each document is a document (text.split\non newlines; empty lines kept)", O_LINES},
+    {0, "drop-blank", NULL, CAL_STAGE, "skip documents of only whitespace (not empty ones)", O_DROP_BLANK},
+    {0, "join", "SEP", CAL_STAGE,
+     "join all documents (empty ones too) into one, separated\nby SEP (\\n, \\t, \\r and \\\\ understood)", O_JOIN},
+    {0, "empty", "STR", CAL_STAGE, "with --join: an empty document joins as STR", O_EMPTY},
     {0, "list", NULL, 0, "list the built-in corpora and exit", O_LIST},
     {'v', "verbose", NULL, 0, "print a summary on stderr", 0},
     {0, "progress", NULL, 0, "show progress on stderr", O_PROGRESS},
@@ -55,7 +73,7 @@ static const cal_prog prog = {
     opts, NULL};
 
 static struct {
-    int format, dedup, sampling;
+    int format, dedup, sampling, strip, lines, drop_blank;
     const char *field;
     uint64_t min_chars, max_chars, max_docs, shard_i, shard_n;
 } opt = {.field = "text"};
@@ -70,11 +88,17 @@ static cal_docfile F = {.max = CAL_MAX_PAYLOAD};
 static cal_hygiene H;
 static cal_dedup D;
 static cal_sample S;
+static cal_join J = {.max = CAL_MAX_PAYLOAD}; /* --join */
+static unsigned join_flags = ~0u;             /* the joined text is chat only if every part is */
+static cal_chat_spec chat;
+static struct tm date;
 static const char *label; /* of the source being read */
 static int done;          /* -n reached */
 
-static void write_doc(const char *lab, uint64_t id, const char *p, size_t n) {
-    cal_write_text(W, lab, id, p, n);
+static void write_doc(const char *lab, uint64_t id, const char *p, size_t n, unsigned flags) {
+    if (!J.sep) cal_write_text_flags(W, lab, id, p, n, flags);
+    else if (join_flags &= flags, cal_join_add(&J, lab, p, n) < 0)
+        cal_die("--join: the joined text exceeds the record limit (%u bytes)", CAL_MAX_PAYLOAD);
     st.docs++, st.bytes += n;
     if (opt.max_docs && st.docs >= opt.max_docs) done = 1;
 }
@@ -89,26 +113,64 @@ static void keep(const cal_doc *d, const char *p, size_t n) {
     } else if (!cal_shard_keeps(id, opt.shard_i, opt.shard_n)) {
         st.other_shard++;
     } else if (opt.sampling) {
-        cal_sample_add(&S, label, id, p, n);
+        cal_sample_add(&S, label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
     } else {
-        write_doc(label, id, p, n);
+        write_doc(label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
         cal_progress_tick(&P, st.docs, st.bytes);
     }
 }
 
-/* Every document: hygiene, then cut into pieces of --max-chars. */
-static int on_doc(void *ctx, const cal_doc *d) {
-    (void)ctx;
-    if (d->n == 0 || done) return done;
-    size_t n, pieces = 0;
-    const char *p = cal_hygiene_apply(&H, d, &n);
+/* A document or, with --lines, one of its lines: --drop-blank, then cut
+ * into pieces of --max-chars. An empty one (only --strip, --lines and --join
+ * let one through) is kept as the peers keep it, unless --min-chars. */
+static void piece(const cal_doc *d, const char *p, size_t n) {
+    if (opt.drop_blank && cal_py_isspace(p, n)) {
+        st.short_docs++;
+        return;
+    }
+    if (n == 0) {
+        if (opt.min_chars) st.short_docs++;
+        else keep(d, "", 0);
+        return;
+    }
+    size_t pieces = 0;
     for (size_t cut; n > 0 && !done; p += cut, n -= cut, pieces++) {
         cut = cal_text_piece(p, n, opt.max_chars);
         if (opt.min_chars && cal_text_chars(p, cut) < opt.min_chars) st.short_docs++;
         else keep(d, p, cut);
     }
     if (pieces) st.split += pieces - 1;
+}
+
+/* Every document: hygiene, --strip, then each line (--lines) or the whole. */
+static int on_doc(void *ctx, const cal_doc *d) {
+    (void)ctx;
+    if (done || (d->n == 0 && !opt.strip && !opt.lines && !J.sep)) return done;
+    size_t n;
+    const char *p = cal_hygiene_apply(&H, d, &n);
+    if (opt.strip) {
+        size_t a, b;
+        cal_py_strip(p, n, &a, &b);
+        p += a, n = b - a;
+    }
+    for (size_t len; !done; p += len + 1, n -= len + 1) {
+        len = opt.lines ? cal_py_line(p, n) : n;
+        piece(d, p, len);
+        if (len == n) break;
+    }
     return done;
+}
+
+/* --date: strftime_now's time is that day at midnight. */
+static void parse_date(const char *v) {
+    unsigned y, m, d;
+    char end;
+    static const unsigned mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (sscanf(v, "%4u-%2u-%2u%c", &y, &m, &d, &end) != 3 || strlen(v) != 10 || y < 1 || m < 1 || m > 12 || d < 1 ||
+        d > mdays[m - 1] || (m == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))))
+        cal_usage_error("--date wants YYYY-MM-DD, not '%s'", v);
+    date = (struct tm){.tm_year = (int)y - 1900, .tm_mon = (int)m - 1, .tm_mday = (int)d};
+    chat.now = &date;
 }
 
 static int on_file(void *ctx, const char *path) {
@@ -137,9 +199,11 @@ int main(int argc, char **argv) {
                 cal_usage_error("unknown template '%s' (plain, chatml, llama3)", a.val);
             break;
         case 'o': output = a.val; break;
-        case 'L':
-            if (strlen(lab = a.val) > CAL_MAX_LABEL) cal_usage_error("--label longer than %u bytes", CAL_MAX_LABEL);
+        case 'L': {
+            char err[512];
+            if (cal_label_check(lab = a.val, strlen(a.val), err, sizeof err)) cal_usage_error("%s", err);
             break;
+        }
         case O_MIN: opt.min_chars = cal_parse_u64(a.name, a.val, 0, UINT64_MAX); break;
         case O_MAX: opt.max_chars = cal_parse_u64(a.name, a.val, 1, UINT64_MAX); break;
         case 'n': opt.max_docs = cal_parse_u64(a.name, a.val, 1, UINT64_MAX); break;
@@ -150,6 +214,16 @@ int main(int argc, char **argv) {
         case O_STRICT: H.strict = F.json.strict = 1; break;
         case O_CRLF: H.crlf = 1; break;
         case O_NFC: H.nfc = 1; break;
+        case O_STRIP: opt.strip = 1; break;
+        case O_LINES: opt.lines = 1; break;
+        case O_DROP_BLANK: opt.drop_blank = 1; break;
+        case O_JOIN: free((char *)J.sep), J.sep = cal_py_unescape(a.name, a.val); break;
+        case O_EMPTY: free((char *)J.empty), J.empty = cal_py_unescape(a.name, a.val); break;
+        case O_CHAT: chat.model = a.val; break;
+        case O_CHAT_NAME: chat.name = a.val; break;
+        case O_GEN_PROMPT: chat.add_generation_prompt = 1; break;
+        case O_DATE: parse_date(a.val); break;
+        case O_SKIP_BAD: F.skip_bad = 1; break;
         case O_LIST: list = 1; break;
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
@@ -163,6 +237,14 @@ int main(int argc, char **argv) {
     if (cal_args_given(&a, O_SEED) && !opt.sampling) cal_usage_error("--seed goes with --sample");
     if (F.json.tmpl != CAL_CHAT_PLAIN && opt.format == CAL_FMT_PARQUET)
         cal_usage_error("--template applies to JSON chat records");
+    if (J.empty && !J.sep) cal_usage_error("--empty goes with --join");
+    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad))
+        cal_usage_error("--chat-template-name, --add-generation-prompt, --date and --skip-bad go with --chat");
+    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || opt.format == CAL_FMT_PARQUET))
+        cal_usage_error("--chat renders JSON chat records (not with --template or Parquet)");
+    char err[1024];
+    cal_chat_render *R = NULL;
+    if (chat.model && !(F.json.render = R = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
 
     W = cal_writer_open(output);
     int sargc;
@@ -182,21 +264,29 @@ int main(int argc, char **argv) {
     }
     if (opt.sampling) { /* the sample, in ascending keyed hash, up to -n */
         cal_sample_sort(&S);
-        for (size_t i = 0; i < S.n && !done; i++) write_doc(S.doc[i].label, S.doc[i].id, S.doc[i].text, S.doc[i].n);
+        for (size_t i = 0; i < S.n && !done; i++) write_doc(S.doc[i].label, S.doc[i].id, S.doc[i].text, S.doc[i].n, S.doc[i].flags);
         cal_sample_free(&S);
+    }
+    if (J.docs) { /* --join: the one document */
+        const char *t = J.text.p ? J.text.p : "";
+        cal_write_text_flags(W, J.label, cal_hash(t, J.text.n), t, J.text.n, join_flags);
     }
     cal_writer_close(W);
     cal_progress_done(&P);
     if (verbose)
         fprintf(stderr,
                 "%s: %llu documents, %llu bytes from %llu files in %.2fs; skipped %llu short, %llu duplicate, "
-                "%llu other-shard; %llu split; %llu nulls; %llu invalid UTF-8 sequences replaced\n",
+                "%llu other-shard, %llu refused by the chat template; %llu split; %llu nulls; %llu invalid UTF-8 "
+                "sequences replaced\n",
                 cal_progname(), (unsigned long long)st.docs, (unsigned long long)st.bytes,
                 (unsigned long long)F.files, cal_now() - t0, (unsigned long long)st.short_docs,
-                (unsigned long long)st.dups, (unsigned long long)st.other_shard, (unsigned long long)st.split,
+                (unsigned long long)st.dups, (unsigned long long)st.other_shard, (unsigned long long)F.bad,
+                (unsigned long long)st.split,
                 (unsigned long long)F.nulls, (unsigned long long)(H.replaced + F.json.replaced));
     cal_hygiene_free(&H);
+    cal_join_free(&J), free((char *)J.sep), free((char *)J.empty);
     cal_docfile_free(&F);
+    cal_chat_render_free(R);
     cal_dedup_free(&D);
     cal_args_free(&a);
     return 0;

@@ -16,11 +16,13 @@
 #include "rows/shuffle.h"
 #include "stream/stream.h"
 
-enum { O_SEED = 256, O_WINDOW, O_SEG, O_NOREP, O_BYID, O_PROGRESS };
+enum { O_SEED = 256, O_WINDOW, O_SEG, O_NOREP, O_BYID, O_PROGRESS, O_RNG, O_WHOLE };
 
 static const cal_opt opts[] = {
     {'S', "buffer-size", "SIZE", 0, "memory for records before spilling sorted runs to\n$TMPDIR (default 256M; K/M/G suffixes)", 0},
     {0, "seed", "S", CAL_STAGE, "seed (default 0)", O_SEED},
+    {0, "rng", "KIND", CAL_STAGE, "whose generator: calkit (default: keyed-hash order in\n"
+     "bounded memory), python, numpy or torch (the peer's\npermutation, records held in memory)", O_RNG},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of standard output", 0},
     {0, "by-id", NULL, CAL_STAGE, "key records by their id instead of their position, so\n"
                                   "the order does not depend on the input order (shards)", O_BYID},
@@ -30,6 +32,8 @@ static const cal_opt opts[] = {
     {'n', "rows", "N", CAL_STAGE, "--segments: number of rows", 0},
     {'l', "length", "N", CAL_STAGE, "--segments: row length in tokens", 0},
     {0, "no-replace", NULL, CAL_STAGE, "--segments: draw segments without replacement", O_NOREP},
+    {0, "whole-rows", NULL, CAL_STAGE, "--segments: cut the stream to whole rows of LENGTH\n"
+     "first (EXL2)", O_WHOLE},
     {'v', "verbose", NULL, 0, "one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "progress on standard error", O_PROGRESS},
     {0},
@@ -44,6 +48,7 @@ static const cal_prog prog = {
 static struct {
     uint64_t seed, mem, window, rows;
     int have_rows, by_id, verbose, progress;
+    cal_rng_kind kind;
     cal_segments_opts seg;
 } o;
 
@@ -95,8 +100,21 @@ static size_t shuffle_all(cal_reader *r, cal_writer *w, cal_args *a) {
     return spills;
 }
 
+/* A peer's shuffle: its permutation of the records, held in memory. */
+static void shuffle_peer(cal_reader *r, cal_writer *w, cal_args *a) {
+    cal_perm_shuffle *s = cal_perm_shuffle_new();
+    cal_rec rec;
+    while (cal_read(r, &rec)) {
+        cal_perm_shuffle_add(s, rec.raw, rec.raw_len);
+        count(&rec);
+    }
+    add_stage(w, r, a);
+    cal_perm_shuffle_end(s, o.kind, o.seed, write_raw, w);
+    cal_perm_shuffle_free(s);
+}
+
 static void shuffle_window(cal_reader *r, cal_writer *w) {
-    cal_window_shuffle *s = cal_window_shuffle_new(o.window, o.seed, write_raw, w);
+    cal_window_shuffle *s = cal_window_shuffle_new(o.window, o.kind, o.seed, write_raw, w);
     cal_rec rec;
     while (cal_read(r, &rec)) {
         count(&rec);
@@ -143,15 +161,20 @@ int main(int argc, char **argv) {
         case O_NOREP: o.seg.no_replace = 1; break;
         case O_BYID: o.by_id = 1; break;
         case O_PROGRESS: o.progress = 1; break;
+        case O_RNG: o.kind = cal_rng_kind_opt(a.name, a.val); break;
+        case O_WHOLE: o.seg.whole_rows = 1; break;
         }
     }
     if (a.noperands > 1) cal_usage_error("one input FILE at most (concatenate with cat)");
     int seg = o.seg.seg != 0;
     if (seg && (!o.have_rows || !o.seg.len)) cal_usage_error("--segments needs -n ROWS and -l LENGTH");
-    if (!seg && (o.have_rows || o.seg.len || o.seg.no_replace)) cal_usage_error("-n, -l and --no-replace need --segments");
+    if (!seg && (o.have_rows || o.seg.len || o.seg.no_replace || o.seg.whole_rows))
+        cal_usage_error("-n, -l, --no-replace and --whole-rows need --segments");
     if (seg && o.window) cal_usage_error("--segments and --window exclude each other");
-    if (o.by_id && (seg || o.window)) cal_usage_error("--by-id applies to the full shuffle only");
+    if (o.by_id && (seg || o.window || o.kind != CAL_RNG_CALKIT))
+        cal_usage_error("--by-id applies to the full shuffle with calkit's generator only");
     o.seg.seed = o.seed;
+    o.seg.kind = o.kind;
 
     cal_reader *r = cal_reader_open(a.noperands ? a.operands[0] : NULL);
     cal_writer *w = cal_writer_open(out);
@@ -161,6 +184,7 @@ int main(int argc, char **argv) {
     if (seg || o.window) add_stage(w, r, &a);
     if (seg) segments(r, w, &drops);
     else if (o.window) shuffle_window(r, w);
+    else if (o.kind != CAL_RNG_CALKIT) shuffle_peer(r, w, &a);
     else spills = shuffle_all(r, w, &a);
     cal_writer_close(w);
     cal_progress_done(&progress);

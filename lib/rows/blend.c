@@ -27,9 +27,8 @@ void cal_blend_parse(cal_blend_spec *s, const char *spec) {
             if (!(s->weight >= 0)) cal_usage_error("%s: weight must be >= 0", spec);
         } else if (!strncmp(kv, "label=", 6)) {
             if (s->label) cal_usage_error("%s: label= given twice", spec);
-            if (strlen(kv + 6) > CAL_MAX_LABEL) cal_usage_error("%s: label longer than %u bytes", spec, CAL_MAX_LABEL);
-            for (const char *q = kv + 6; *q; q++)
-                if ((unsigned char)*q < 0x20 || *q == 0x7f) cal_usage_error("%s: label has a control character", spec);
+            char err[512];
+            if (cal_label_check(kv + 6, strlen(kv + 6), err, sizeof err)) cal_usage_error("%s", err);
             s->label = cal_xstrdup(kv + 6);
         } else {
             break;
@@ -89,8 +88,9 @@ int cal_blend_allocate(cal_blend_spec *s, size_t n, int have_total, uint64_t tot
     return 0;
 }
 
-void cal_blend_schedule_init(cal_blend_schedule *s, const uint64_t *counts, size_t n, uint64_t seed) {
-    cal_rng_init2(&s->rng, seed, "blend");
+void cal_blend_schedule_init(cal_blend_schedule *s, const uint64_t *counts, size_t n, cal_rng_kind kind,
+                             uint64_t seed) {
+    cal_anyrng_init(&s->rng, kind, seed, "blend");
     s->left = cal_xmalloc((n ? n : 1) * sizeof *s->left);
     s->n = n;
     s->rem = 0;
@@ -99,7 +99,7 @@ void cal_blend_schedule_init(cal_blend_schedule *s, const uint64_t *counts, size
 
 long cal_blend_schedule_next(cal_blend_schedule *s) {
     if (!s->rem) return -1;
-    uint64_t x = cal_rng_below(&s->rng, s->rem);
+    uint64_t x = cal_anyrng_below(&s->rng, s->rem);
     size_t i = 0;
     while (x >= s->left[i]) x -= s->left[i++];
     s->left[i]--;

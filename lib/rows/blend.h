@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/rng.h"
+#include "base/anyrng.h"
 
 #define CAL_BLEND_ALL UINT64_MAX /* want: every record of the source */
 
@@ -36,12 +36,15 @@ int cal_blend_allocate(cal_blend_spec *s, size_t n, int have_total, uint64_t tot
                        size_t errlen);
 
 typedef struct {
-    cal_rng rng;
+    cal_anyrng rng;
     uint64_t *left, rem;
     size_t n;
 } cal_blend_schedule;
 
-void cal_blend_schedule_init(cal_blend_schedule *s, const uint64_t *counts, size_t n, uint64_t seed);
+/* The schedule draws below(records still owed) at each step from a generator
+ * of kind `kind` (base/anyrng.h) seeded with seed. */
+void cal_blend_schedule_init(cal_blend_schedule *s, const uint64_t *counts, size_t n, cal_rng_kind kind,
+                             uint64_t seed);
 /* The source of the next record, or -1 when every count is spent. */
 long cal_blend_schedule_next(cal_blend_schedule *s);
 void cal_blend_schedule_free(cal_blend_schedule *s);

@@ -12,6 +12,7 @@
 const char *const cal_pack_mode_names[] = {"concat", "window", "doc", "article", NULL};
 const char *const cal_pack_policy_names[] = {"none", "row", "doc", "half", "alt", NULL};
 const char *const cal_pack_sep_names[] = {"none", "eos", "bos", NULL};
+const char *const cal_pack_sort_names[] = {"input", "asc", "desc", NULL};
 
 void cal_pack_opts_init(cal_pack_opts *o) {
     memset(o, 0, sizeof *o);
@@ -35,6 +36,9 @@ int cal_pack_check(const cal_pack_opts *o, char *err, size_t errlen) {
     if (o->sep != CAL_SEP_NONE && o->per_doc) FAIL("--sep has no use with --per-doc (windows stay inside documents)");
     if ((o->truncate >= 0 || o->pad_side >= 0) && o->mode != CAL_PACK_DOC) FAIL("--truncate and --pad need --mode doc");
     if (o->tail_pad && !concat && !article) FAIL("--tail needs --mode concat or article");
+    if (o->to_end && o->mode != CAL_PACK_WINDOW) FAIL("--to-end needs --mode window");
+    if ((o->sort || o->max_repeat) && o->mode != CAL_PACK_DOC) FAIL("--sort and --max-repeat need --mode doc");
+    if (o->sort && o->nstrata) FAIL("--sort and --stratify exclude each other");
     return 0;
 }
 
@@ -81,7 +85,7 @@ cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx)
     p->o = *o;
     p->sink = sink;
     p->ctx = ctx;
-    cal_rng_init2(&p->rng, o->seed, o->nstrata ? "stratify" : "window");
+    cal_anyrng_init(&p->rng, o->rng, o->seed, o->nstrata ? "stratify" : "window");
     p->ids = cal_xmalloc((size_t)o->len * 4 + 8);
     p->mask = cal_xmalloc((size_t)o->len + 1);
     char why[64];
@@ -92,11 +96,14 @@ cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx)
     cal_drops_reason(&p->st.drops, o->truncate == 1 ? "by --truncate head" : "by --truncate tail");
     cal_drops_reason(&p->st.drops, "as the rest of each row's last document (--mode article)");
     cal_drops_reason(&p->st.drops, "as the last partial row (--tail drop)");
+    snprintf(why, sizeof why, "by --max-repeat %llu", (unsigned long long)o->max_repeat);
+    cal_drops_reason(&p->st.drops, why);
     return p;
 }
 
 int cal_packer_wants(const cal_packer *p) {
-    return !done(p) || p->o.mode == CAL_PACK_WINDOW || p->o.nstrata;
+    if (p->o.docs && p->kept >= p->o.docs) return 0;
+    return !done(p) || p->o.mode == CAL_PACK_WINDOW || p->o.nstrata || p->o.sort;
 }
 
 const cal_pack_stats *cal_packer_stats(const cal_packer *p) { return &p->st; }
@@ -232,7 +239,7 @@ void cal_packer_add(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id, c
         cal_docstore_add(&p->store, p->doc.v, p->doc.n, id, lab, label_len);
         break;
     case CAL_PACK_DOC:
-        if (p->o.nstrata) cal_docstore_add(&p->store, ids, n, id, lab, label_len);
+        if (p->o.nstrata || p->o.sort) cal_docstore_add(&p->store, ids, n, id, lab, label_len);
         else cal_pack_doc_row(p, ids, n, id, lab);
         break;
     }
@@ -262,6 +269,7 @@ int cal_packer_finish(cal_packer *p, char *err, size_t errlen) {
     }
     if (o->mode == CAL_PACK_WINDOW && cal_pack_window(p, err, errlen)) return -1;
     if (o->nstrata && cal_pack_stratify(p, err, errlen)) return -1;
+    if (o->sort) cal_pack_sorted(p);
     if (o->allow_short) return 0;
     if (o->have_n && p->st.rows < o->n)
         FAIL("the input gives only %llu rows of %u tokens, -n %llu asked (use --allow-short)",
@@ -278,13 +286,13 @@ int cal_packer_finish(cal_packer *p, char *err, size_t errlen) {
 }
 
 /* ---- synthetic rows -------------------------------------------------------- */
-void cal_pack_synthetic(uint32_t len, uint64_t seed, uint64_t random, uint64_t vocab, uint64_t noise,
-                        cal_row_sink sink, void *ctx) {
+void cal_pack_synthetic(uint32_t len, cal_rng_kind kind, uint64_t seed, uint64_t random, uint64_t vocab,
+                        uint64_t noise, cal_row_sink sink, void *ctx) {
     uint32_t *ids = cal_xmalloc((size_t)len * 4);
-    cal_rng rr;
-    cal_rng_init2(&rr, seed, "random-rows");
+    cal_anyrng rr;
+    cal_anyrng_init(&rr, kind, seed, "random-rows");
     for (uint64_t r = 0; r < random; r++) {
-        for (uint32_t i = 0; i < len; i++) ids[i] = (uint32_t)cal_rng_below(&rr, vocab);
+        for (uint32_t i = 0; i < len; i++) ids[i] = (uint32_t)cal_anyrng_below(&rr, vocab);
         cal_row_out row = {ids, NULL, len, 0, "random", cal_pack_row_id(len, 0x72616e646f6dULL, r)};
         sink(ctx, &row);
     }

@@ -12,7 +12,8 @@
  *     if (cal_packer_finish(p, err, sizeof err)) too little data;
  *
  * Rows go to the sink as they are made. Every random choice comes from the
- * documented generator (base/rng.h) seeded with o.seed; a row's id is
+ * generator o.rng (base/anyrng.h: calkit's documented one by default, or a
+ * peer's, drawn in the peer's order) seeded with o.seed; a row's id is
  * XXH3-64 (seed LENGTH) of the source document id and the token offset the
  * row starts at, so the same input and options give the same rows. */
 #ifndef CAL_ROWS_PACK_H
@@ -21,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/anyrng.h"
 #include "rows/drops.h"
 #include "rows/sink.h"
 
@@ -34,6 +36,7 @@ enum { CAL_SEP_NONE, CAL_SEP_EOS, CAL_SEP_BOS };
 extern const char *const cal_pack_mode_names[];
 extern const char *const cal_pack_policy_names[];
 extern const char *const cal_pack_sep_names[];
+extern const char *const cal_pack_sort_names[]; /* "input", "asc", "desc" */
 
 typedef struct {
     uint32_t len;            /* row length in tokens */
@@ -46,6 +49,11 @@ typedef struct {
     uint64_t n;
     int allow_short;         /* fewer rows (even none) are no error */
     uint64_t seed;
+    cal_rng_kind rng;        /* whose generator draws (default calkit) */
+    int to_end;              /* window: a window may end at the last token */
+    int sort;                /* doc: 0 input order, 1 ascending, 2 descending length */
+    uint64_t docs;           /* use only the first `docs` documents past the filters; 0 = all */
+    uint64_t max_repeat;     /* doc: drop a row whose last token occurs more often; 0 = off */
     uint64_t min_tokens, max_tokens; /* document filters; max 0 = none */
     const uint64_t *strata;  /* doc: bucket bounds, increasing */
     size_t nstrata;
@@ -89,9 +97,11 @@ const cal_pack_stats *cal_packer_stats(const cal_packer *p);
 void cal_packer_free(cal_packer *p);
 
 /* Synthetic rows after the data rows: `random` rows of ids uniform in
- * [0, vocab) (label "random", seeded by seed), then `noise` rows of id 0
+ * [0, vocab) (label "random"; one generator of kind `kind` seeded by seed
+ * draws them row by row, so kind torch gives torch.manual_seed(seed) then
+ * torch.randint(0, vocab, (1, len)) per row), then `noise` rows of id 0
  * flagged CAL_ROW_NOISE (label "noise"). */
-void cal_pack_synthetic(uint32_t len, uint64_t seed, uint64_t random, uint64_t vocab, uint64_t noise,
-                        cal_row_sink sink, void *ctx);
+void cal_pack_synthetic(uint32_t len, cal_rng_kind kind, uint64_t seed, uint64_t random, uint64_t vocab,
+                        uint64_t noise, cal_row_sink sink, void *ctx);
 
 #endif

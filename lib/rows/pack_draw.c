@@ -9,11 +9,24 @@
 #include "rows/alloc.h"
 #include "rows/pack_internal.h"
 
+/* A document for a window of c tokens, long enough (len >= need). calkit's
+ * generator draws among the long enough documents; a peer's draws among all
+ * and redraws until one is (GPTQ's c4 loop), so its numbers follow the
+ * peer's calls. Only called when some document is long enough. */
+static size_t draw_doc(cal_packer *p, const size_t *elig, size_t nelig, uint64_t need) {
+    const cal_docstore *s = &p->store;
+    if (p->o.rng == CAL_RNG_CALKIT) return elig[cal_anyrng_below(&p->rng, nelig)];
+    size_t d;
+    do d = (size_t)cal_anyrng_below(&p->rng, s->n);
+    while (s->docs[d].len < need);
+    return d;
+}
+
 int cal_pack_window(cal_packer *p, char *err, size_t errlen) {
     const cal_docstore *s = &p->store;
     /* documents long enough for the current content length (at most two differ) */
     size_t *elig = cal_xmalloc((s->n ? s->n : 1) * sizeof *elig), nelig = 0;
-    uint64_t elig_for = UINT64_MAX;
+    uint64_t elig_for = UINT64_MAX, end = p->o.to_end ? 0 : 1;
     int rc = 0;
     while (p->st.rows < p->o.n) {
         int b = cal_pack_row_has(p, p->o.bos, p->st.rows), e = cal_pack_row_has(p, p->o.eos, p->st.rows);
@@ -23,32 +36,33 @@ int cal_pack_window(cal_packer *p, char *err, size_t errlen) {
             if (elig_for != c) {
                 nelig = 0;
                 for (size_t i = 0; i < s->n; i++)
-                    if (s->docs[i].len >= c + 1) elig[nelig++] = i;
+                    if (s->docs[i].len >= c + end) elig[nelig++] = i;
                 elig_for = c;
             }
             if (!nelig) {
                 if (!p->o.allow_short) {
                     snprintf(err, errlen,
-                             "no document has more than %llu tokens; window --per-doc needs one (0 rows possible)",
-                             (unsigned long long)c);
+                             "no document has %s %llu tokens; window --per-doc needs one (0 rows possible)",
+                             end ? "more than" : "at least", (unsigned long long)c);
                     rc = -1;
                 }
                 break;
             }
-            d = elig[cal_rng_below(&p->rng, nelig)];
-            /* GPTQ c4: i = randint(0, len - seqlen - 1) inside the document */
-            start = s->docs[d].start + cal_rng_below(&p->rng, s->docs[d].len - c);
+            d = draw_doc(p, elig, nelig, c + end);
+            /* GPTQ c4: i = randint(0, len - seqlen - 1) inside the document
+             * (lmdeploy, --to-end: randint(0, len - seqlen)) */
+            start = s->docs[d].start + cal_anyrng_below(&p->rng, s->docs[d].len - c + 1 - end);
         } else {
-            if (s->all.n < c + 1) {
+            if (s->all.n < c + end) {
                 if (!p->o.allow_short) {
                     snprintf(err, errlen, "input has %zu tokens; window mode needs at least %llu (0 rows possible)",
-                             s->all.n, (unsigned long long)(c + 1));
+                             s->all.n, (unsigned long long)(c + end));
                     rc = -1;
                 }
                 break;
             }
-            /* GPTQ wikitext2: i = randint(0, L - seqlen - 1) */
-            start = cal_rng_below(&p->rng, s->all.n - c);
+            /* GPTQ wikitext2: i = randint(0, L - seqlen - 1) (lmdeploy: L - seqlen) */
+            start = cal_anyrng_below(&p->rng, s->all.n - c + 1 - end);
             d = cal_docstore_at(s, start);
         }
         size_t k = 0;
@@ -100,7 +114,7 @@ int cal_pack_stratify(cal_packer *p, char *err, size_t errlen) {
         if (m < q) q = m;
         /* partial Fisher-Yates: the first q members are a uniform sample */
         for (size_t i = 0; i < q; i++) {
-            size_t j = i + (size_t)cal_rng_below(&p->rng, m - i), t = members[i];
+            size_t j = i + (size_t)cal_anyrng_below(&p->rng, m - i), t = members[i];
             members[i] = members[j];
             members[j] = t;
             take[members[i]] = 1;
@@ -111,4 +125,28 @@ int cal_pack_stratify(cal_packer *p, char *err, size_t errlen) {
             cal_pack_doc_row(p, s->all.v + s->docs[i].start, s->docs[i].len, s->docs[i].id, cal_docstore_label(s, i));
     free(bucket), free(members), free(wt), free(quota), free(take);
     return rc;
+}
+
+/* The sort key of document i: its length as a row can hold it. */
+static const cal_packer *sort_p;
+static int by_len(const void *a, const void *b) {
+    const size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    size_t li = sort_p->store.docs[i].len, lj = sort_p->store.docs[j].len, cap = sort_p->o.len;
+    if (li > cap) li = cap;
+    if (lj > cap) lj = cap;
+    if (li != lj) return (li < lj) == (sort_p->o.sort == 1) ? -1 : 1;
+    return i < j ? -1 : 1; /* stable, as Python's sorted() */
+}
+
+void cal_pack_sorted(cal_packer *p) {
+    const cal_docstore *s = &p->store;
+    size_t *order = cal_xmalloc((s->n ? s->n : 1) * sizeof *order);
+    for (size_t i = 0; i < s->n; i++) order[i] = i;
+    sort_p = p;
+    qsort(order, s->n, sizeof *order, by_len);
+    for (size_t k = 0; k < s->n && !(p->o.have_n && p->st.rows >= p->o.n); k++) {
+        size_t i = order[k];
+        cal_pack_doc_row(p, s->all.v + s->docs[i].start, s->docs[i].len, s->docs[i].id, cal_docstore_label(s, i));
+    }
+    free(order);
 }

@@ -5,13 +5,13 @@
 #define CAL_ROWS_PACK_INTERNAL_H
 
 #include "base/buf.h"
-#include "base/rng.h"
+#include "base/anyrng.h"
 #include "rows/docstore.h"
 #include "rows/pack.h"
 #include "stream/stream.h"
 
 /* the drop reasons, in the order cal_packer_new adds (and reports) them */
-enum { CAL_DROP_MIN, CAL_DROP_MAX, CAL_DROP_TRUNC, CAL_DROP_REST, CAL_DROP_TAIL };
+enum { CAL_DROP_MIN, CAL_DROP_MAX, CAL_DROP_TRUNC, CAL_DROP_REST, CAL_DROP_TAIL, CAL_DROP_REPEAT };
 
 struct cal_packer {
     cal_pack_opts o;
@@ -19,7 +19,7 @@ struct cal_packer {
     void *ctx;
     cal_pack_stats st;
     uint64_t kept;           /* documents past the filters */
-    cal_rng rng;
+    cal_anyrng rng;
     uint32_t *ids;           /* the row being built: LENGTH ids (+2 spare) */
     uint8_t *mask;
     uint32_t fill, cap;      /* concat: tokens in the row / its content room */
@@ -28,7 +28,7 @@ struct cal_packer {
     char label[CAL_MAX_LABEL + 1];
     cal_ids doc;             /* the current document, wrapped */
     cal_ids art;             /* article: whole documents of the row being built */
-    cal_docstore store;      /* window, stratify: every document */
+    cal_docstore store;      /* window, stratify, sort: every document */
 };
 
 /* Row-level BOS/EOS under policy pol for data row r. */
@@ -42,5 +42,7 @@ void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, 
  * with the message in err. */
 int cal_pack_window(cal_packer *p, char *err, size_t errlen);
 int cal_pack_stratify(cal_packer *p, char *err, size_t errlen);
+/* doc --sort: every stored document's row, stably ordered by its length. */
+void cal_pack_sorted(cal_packer *p);
 
 #endif

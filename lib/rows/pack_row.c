@@ -27,12 +27,19 @@ void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, cons
     p->st.rows++;
 }
 
+/* Whether the last of the row's n real ids occurs more than max times in them. */
+static int repetitive(const uint32_t *ids, size_t n, uint64_t max) {
+    if (!max || !n) return 0;
+    uint64_t c = 0;
+    for (size_t i = 0; i < n; i++) c += ids[i] == ids[n - 1];
+    return c > max;
+}
+
 void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, const char *label) {
     int b = cal_pack_row_has(p, p->o.bos, p->st.rows), e = cal_pack_row_has(p, p->o.eos, p->st.rows);
-    size_t len = p->o.len, room = len - (size_t)b - (size_t)e, skip = 0;
+    size_t len = p->o.len, room = len - (size_t)b - (size_t)e, skip = 0, n0 = n;
     if (n > room) {
         if (p->o.truncate == 1) skip = n - room;
-        cal_drops_count(&p->st.drops, CAL_DROP_TRUNC, 0, n - room);
         n = room;
     }
     size_t real = (size_t)b + n + (size_t)e, pad = len - real, at = p->o.pad_side == 1 ? pad : 0;
@@ -43,5 +50,11 @@ void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, 
     if (b) p->ids[at] = (uint32_t)p->o.bos_id;
     if (n) memcpy(p->ids + at + b, t + skip, n * 4);
     if (e) p->ids[at + b + n] = (uint32_t)p->o.eos_id;
+    /* auto-round: a row whose last token repeats through it is left out */
+    if (repetitive(p->ids + at, real, p->o.max_repeat)) {
+        cal_drops_count(&p->st.drops, CAL_DROP_REPEAT, 1, n0);
+        return;
+    }
+    if (n0 > n) cal_drops_count(&p->st.drops, CAL_DROP_TRUNC, 0, n0 - n);
     cal_pack_emit(p, p->ids, pad ? p->mask : NULL, label, cal_pack_row_id(p->o.len, src, skip));
 }

@@ -8,13 +8,15 @@
 #include "base/err.h"
 #include "base/hash.h"
 #include "base/num.h"
-#include "base/rng.h"
 
 int cal_segments_rows(const cal_docstore *s, const cal_segments_opts *o, cal_row_sink sink, void *ctx,
                       cal_drops *drops, char *err, size_t errlen) {
-    uint64_t nseg = s->all.n / o->seg, per = (o->len + o->seg - 1) / o->seg;
-    char why[64];
-    snprintf(why, sizeof why, "as the partial last segment (--segments %llu)", (unsigned long long)o->seg);
+    /* EXL2 first cuts its stream to whole rows, then into segments */
+    uint64_t usable = o->whole_rows ? s->all.n / o->len * o->len : s->all.n;
+    uint64_t nseg = usable / o->seg, per = (o->len + o->seg - 1) / o->seg;
+    char why[80];
+    snprintf(why, sizeof why, "as the partial last %s (--segments %llu)", o->whole_rows ? "row" : "segment",
+             (unsigned long long)o->seg);
     cal_drops_add(drops, why, 0, s->all.n - nseg * o->seg);
     if (o->rows && nseg < per) {
         snprintf(err, errlen, "%zu tokens make %llu segments of %llu; a row of %llu needs %llu (0 rows possible)",
@@ -30,8 +32,8 @@ int cal_segments_rows(const cal_docstore *s, const cal_segments_opts *o, cal_row
                  (unsigned long long)o->len, (unsigned long long)(o->rows * per), (unsigned long long)(nseg / per));
         return -1;
     }
-    cal_rng rng;
-    cal_rng_init2(&rng, o->seed, "segments");
+    cal_anyrng rng;
+    cal_anyrng_init(&rng, o->kind, o->seed, "segments");
     uint64_t *perm = NULL;
     if (o->no_replace) {
         perm = cal_xmalloc(nseg * sizeof *perm);
@@ -45,12 +47,12 @@ int cal_segments_rows(const cal_docstore *s, const cal_segments_opts *o, cal_row
         for (uint64_t k = 0; k < per; k++) {
             uint64_t g;
             if (o->no_replace) { /* partial Fisher-Yates over all segments */
-                uint64_t j = used + cal_rng_below(&rng, nseg - used);
+                uint64_t j = used + cal_anyrng_below(&rng, nseg - used);
                 g = perm[j];
                 perm[j] = perm[used];
                 perm[used++] = g;
             } else {
-                g = cal_rng_below(&rng, nseg);
+                g = cal_anyrng_below(&rng, nseg);
             }
             cal_st64(picked + 8 * k, g);
             if (k == 0) first = g;

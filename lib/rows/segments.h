@@ -1,6 +1,7 @@
 /* segments.h - EXL2's shuffled rows: the token stream cut into K-token
  * segments, each row made of ceil(LENGTH/K) segments drawn uniformly (with
- * or without replacement), the last one cut to fit.
+ * or without replacement), the last one cut to fit. With kind python and
+ * seed 69420 the draws are exllamav2's random.randint(0, segments - 1).
  *
  * A row's label is that of the document its first segment starts in; its id
  * is XXH3-64 of the drawn segment numbers (64-bit little-endian each), with
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/anyrng.h"
 #include "rows/docstore.h"
 #include "rows/drops.h"
 #include "rows/sink.h"
@@ -21,6 +23,8 @@ typedef struct {
     uint64_t len;    /* row length in tokens */
     int no_replace;  /* draw each segment at most once */
     uint64_t seed;
+    int whole_rows;  /* segments only from the first floor(T/len)*len tokens (EXL2) */
+    cal_rng_kind kind; /* whose generator draws: segment = below(number of segments) */
 } cal_segments_opts;
 
 /* Makes o->rows rows from the documents of s; the tokens after the last

@@ -91,6 +91,7 @@ static void *reader_main(void *arg) {
         size_t n = q->payload_only ? rec.payload_len : rec.raw_len;
         cal_source_rec *it = cal_xmalloc(sizeof *it + n);
         it->kind = rec.kind;
+        it->flags = rec.flags;
         it->id = rec.id;
         it->len = n;
         memcpy(it->data, q->payload_only ? rec.payload : rec.raw, n);

@@ -25,6 +25,7 @@
 typedef struct cal_source_rec {
     struct cal_source_rec *next;
     int kind;
+    unsigned flags;   /* the record flags (CAL_TEXT_CHAT) */
     uint64_t id;
     size_t len;       /* bytes of data */
     uint8_t data[];   /* the whole record, or its payload (payload_only) */

@@ -57,6 +57,10 @@ typedef enum {
 
 #define CAL_VEC_HEAD 16
 
+/* Record flags (byte 1 of a record header); every other bit must be 0. */
+#define CAL_TEXT_CHAT 1u  /* TEXT rendered from a chat template: its special-token
+                           * strings are special tokens (cal-encode matches them) */
+
 const char *cal_kind_name(int kind); /* "TEXT", ... or "kind N" */
 
 /* ---- metadata: ordered "key=value" pairs -------------------------------- */
@@ -92,6 +96,19 @@ void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra);
 int cal_meta_equal(const cal_meta *a, const cal_meta *b);
 void cal_meta_free(cal_meta *m);
 
+/* ---- labels ------------------------------------------------------------- */
+/* A record label is at most 255 bytes of UTF-8 text without control
+ * characters (bytes below 0x20, and 0x7F): what every reader accepts and
+ * every export (JSON, safetensors metadata) can hold exactly. */
+/* 0, or -1 with err naming the label and the first bad byte, e.g.
+ * "label 'a\nb' has a control character at byte 1 (a label is UTF-8 text
+ * without control characters, at most 255 bytes)". For option checks. */
+int cal_label_check(const char *label, size_t n, char *err, size_t errlen);
+/* A valid label made from a name (a file's base name): control characters
+ * and each byte of invalid UTF-8 become '_', cut to at most 255 bytes at a
+ * character boundary. out holds CAL_MAX_LABEL + 1 bytes; returns the length. */
+size_t cal_label_from_name(const char *name, size_t n, char *out);
+
 /* ---- records ------------------------------------------------------------ */
 typedef struct {
     int kind;
@@ -103,6 +120,7 @@ typedef struct {
     const uint8_t *raw;       /* the whole encoded record, checksum included */
     size_t raw_len;
     uint64_t offset;          /* byte offset of the record in its input */
+    unsigned flags;           /* record flags: CAL_TEXT_CHAT on TEXT records, else 0 */
 } cal_rec;
 
 /* Views of a record's payload (validated by cal_read for their kind). */
@@ -169,6 +187,9 @@ typedef struct cal_writer cal_writer;
 cal_writer *cal_writer_open(const char *path);
 cal_meta *cal_writer_meta(cal_writer *w);
 void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len);
+/* A TEXT record with record flags (CAL_TEXT_CHAT; other bits are dropped). */
+void cal_write_text_flags(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len,
+                          unsigned flags);
 void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, size_t n);
 /* mask may be NULL (no mask stored). */
 void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,
@@ -178,6 +199,9 @@ void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n
 /* Generic record with a ready payload (label length given explicitly). */
 void cal_write_rec(cal_writer *w, int kind, const char *label, size_t label_len, uint64_t id,
                    const void *payload, size_t payload_len);
+/* The same with record flags (kept for TEXT: CAL_TEXT_CHAT; 0 for other kinds). */
+void cal_write_rec_flags(cal_writer *w, int kind, unsigned flags, const char *label, size_t label_len, uint64_t id,
+                         const void *payload, size_t payload_len);
 /* Pass a record through unchanged (copies its raw bytes; fast path). */
 void cal_write_raw(cal_writer *w, const cal_rec *rec);
 void cal_writer_flush(cal_writer *w);

@@ -14,6 +14,7 @@ typedef struct {
     uint64_t off;     /* offset of the document in the decompressed input; for
                        * JSON Lines the offset of its line, for Parquet of its page */
     int mapped;       /* 1: byte i of text is byte off + i of the input */
+    int chat;         /* 1: a chat laid out by a template (special tokens meant) */
 } cal_doc;
 
 /* Receives each document; returns nonzero to stop the reading. */

@@ -15,7 +15,7 @@ static int read_parquet(cal_docfile *r, const char *path, const char *field, cal
     if (strcmp(path, "-") == 0) cal_die("stdin: Parquet input must be a file, not a pipe");
     cal_pq *q = cal_pq_open(path, field, err, sizeof err);
     if (!q) cal_die("%s: %s", path, err);
-    cal_doc d = {path, NULL, 0, 0, 0};
+    cal_doc d = {path, NULL, 0, 0, 0, 0};
     const uint8_t *p;
     int got, stop = 0;
     while (!stop && (got = cal_pq_next(q, &p, &d.n, &d.off, err, sizeof err)) == 1) {
@@ -30,16 +30,20 @@ static int read_parquet(cal_docfile *r, const char *path, const char *field, cal
 
 static int read_jsonl(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
     cal_buf line = {0};
-    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0};
-    uint64_t nulls = r->json.nulls;
+    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0};
+    uint64_t nulls = r->json.nulls, lineno = 0;
     int stop = 0, got;
     cal_insrc_skip_bom(s);
     while (!stop && (got = cal_insrc_line(s, &line, &d.off, r->max)) != 0) {
         char err[512];
         size_t pos;
         if (got < 0) cal_die_at(d.file, d.off, "line of more than %zu bytes (the record limit)", r->max);
+        lineno++;
         got = cal_jsonl_doc(&r->json, line.p ? line.p : "", line.n, &d.text, &d.n, err, sizeof err, &pos);
-        if (got < 0) cal_die_at(d.file, d.off + pos, "%s", err);
+        if (got == -2 && r->skip_bad) r->bad++;
+        else if (got == -2) cal_die("%s: line %llu: %s", d.file, (unsigned long long)lineno, err);
+        else if (got < 0) cal_die_at(d.file, d.off + pos, "%s", err);
+        d.chat = r->json.chat;
         if (got > 0) stop = fn(ctx, &d);
     }
     r->nulls += r->json.nulls - nulls;

@@ -17,13 +17,18 @@ typedef struct {
     cal_jsonl json;  /* JSON Lines: template, strict, counters (field: per file) */
     uint64_t files;  /* files read */
     uint64_t nulls;  /* null values skipped (JSON Lines and Parquet) */
+    int skip_bad;    /* --skip-bad: a record the chat template refuses is skipped */
+    uint64_t bad;    /* records skipped so */
 } cal_docfile;
 
 /* Reads the file at path ("-": stdin) in format fmt (CAL_FMT_AUTO: from the
  * name, then the first bytes; AUTO or TEXT with a sep is SEP), the text
  * being the JSON/Parquet field path `field`, and calls fn for each document
  * until it returns nonzero (then returns 1; else 0). Bad data ends the
- * program with one line naming the file and byte offset. */
+ * program with one line naming the file and byte offset; a chat record the
+ * template refuses, naming the file, the line and the template's message
+ * (or it is counted in bad, with skip_bad). A document's chat is 1 when it is
+ * a chat laid out by a template (CAL_TEXT_CHAT). */
 int cal_docfile_read(cal_docfile *r, const char *path, int fmt, const char *field, cal_doc_fn fn, void *ctx);
 void cal_docfile_free(cal_docfile *r);
 

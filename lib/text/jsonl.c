@@ -77,6 +77,7 @@ static int fail(char *err, size_t errlen, size_t *pos, size_t at, const char *fm
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
                   size_t errlen, size_t *pos) {
     const char *field = j->field;
+    j->chat = 0;
     int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
     if (!chat_field && !strchr(field, '.') && cal_json_field(line, n, field, &j->str)) {
         *text = j->str.p ? j->str.p : "";
@@ -112,8 +113,13 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
         j->str.n = 0;
         cal_buf_add(&j->str, json_string_value(v), json_string_length(v));
         *text = j->str.p, *tn = j->str.n;
+    } else if (json_is_array(v) && chat_name && j->render) {
+        if (cal_chat_render_record(j->render, root, v, &j->chat_text, err, errlen) == 0)
+            *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n, j->chat = 1;
+        else r = -2, *pos = 0;
     } else if (json_is_array(v) && chat_name) {
-        if (cal_chat_flatten(v, j->tmpl, &j->chat)) *text = j->chat.p ? j->chat.p : "", *tn = j->chat.n;
+        j->chat = j->tmpl != CAL_CHAT_PLAIN;
+        if (cal_chat_flatten(v, j->tmpl, &j->chat_text)) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n;
         else r = fail(err, errlen, pos, 0, "chat record without role/content strings");
     } else if (json_is_null(v)) {
         j->nulls++;
@@ -130,5 +136,5 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
 }
 
 void cal_jsonl_free(cal_jsonl *j) {
-    cal_buf_free(&j->str), cal_buf_free(&j->chat), cal_buf_free(&j->fix), cal_buf_free(&j->esc);
+    cal_buf_free(&j->str), cal_buf_free(&j->chat_text), cal_buf_free(&j->fix), cal_buf_free(&j->esc);
 }

@@ -10,14 +10,17 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "text/chat_render.h"
 
 typedef struct {
     const char *field;  /* dotted path of the text: "text", "meta.body", "a.0" */
     int tmpl;           /* chat layout (CAL_CHAT_*) */
+    const cal_chat_render *render; /* --chat: the model's template, or NULL */
+    int chat;           /* the last document is a chat in a template's layout */
     int strict;         /* invalid UTF-8 in a line parsed in full is an error */
     uint64_t nulls;     /* lines whose text is null (skipped) */
     uint64_t replaced;  /* invalid UTF-8 sequences replaced in lines parsed in full */
-    cal_buf str, chat, fix, esc; /* scratch */
+    cal_buf str, chat_text, fix, esc; /* scratch */
 } cal_jsonl;
 
 /* The document of line[0..n): 1 with its bytes in *text, *tn (valid until the
@@ -27,7 +30,10 @@ typedef struct {
  * line it concerns. The text is the string at j->field; a line that is just a
  * JSON string is the text. A record without the field that has a list
  * "messages" or "conversations" is a chat, flattened with j->tmpl (so are
- * these fields when j->field names them). */
+ * these fields when j->field names them), or rendered with j->render: a
+ * template error returns -2, with the template's message in err. j->chat
+ * tells whether the document is a chat laid out by a template (its
+ * special-token strings are meant as special tokens). */
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
                   size_t errlen, size_t *pos);
 void cal_jsonl_free(cal_jsonl *j);

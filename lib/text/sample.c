@@ -42,7 +42,7 @@ static void up(cal_sample *s, size_t i) {
     for (; i > 0 && s->doc[(i - 1) / 2].key < s->doc[i].key; i = (i - 1) / 2) swap(&s->doc[i], &s->doc[(i - 1) / 2]);
 }
 
-void cal_sample_add(cal_sample *s, const char *label, uint64_t id, const char *text, size_t n) {
+void cal_sample_add(cal_sample *s, const char *label, uint64_t id, const char *text, size_t n, unsigned flags) {
     uint8_t b[8];
     cal_st64(b, id);
     uint64_t key = cal_hash_seed(b, 8, s->seed);
@@ -54,7 +54,7 @@ void cal_sample_add(cal_sample *s, const char *label, uint64_t id, const char *t
     }
     if (s->n == s->cap) /* grown as documents come: k may be far more than the input holds */
         s->doc = cal_xrealloc(s->doc, sizeof *s->doc * (s->cap = s->cap ? 2 * s->cap : 64));
-    cal_sampled d = {key, id, cal_xstrdup(label), cal_xmalloc(n + 1), n};
+    cal_sampled d = {key, id, cal_xstrdup(label), cal_xmalloc(n + 1), n, flags};
     memcpy(d.text, text, n);
     s->doc[s->n] = d;
     up(s, s->n++);

@@ -19,6 +19,7 @@ typedef struct {
     uint64_t key, id;
     char *label, *text;
     size_t n;
+    unsigned flags; /* the record flags to write it with (CAL_TEXT_CHAT) */
 } cal_sampled;
 
 typedef struct {
@@ -30,7 +31,7 @@ typedef struct {
 
 void cal_sample_init(cal_sample *s, size_t k, uint64_t seed);
 /* Offers a document; keeps a copy while it is among the k smallest keys. */
-void cal_sample_add(cal_sample *s, const char *label, uint64_t id, const char *text, size_t n);
+void cal_sample_add(cal_sample *s, const char *label, uint64_t id, const char *text, size_t n, unsigned flags);
 /* Puts doc[0 .. n) in ascending order of key: the order of writing. */
 void cal_sample_sort(cal_sample *s);
 void cal_sample_free(cal_sample *s);

@@ -34,14 +34,14 @@ int main(void) {
 
     uint64_t counts[] = {3, 2, 1};
     cal_blend_schedule sc;
-    cal_blend_schedule_init(&sc, counts, 3, 11);
+    cal_blend_schedule_init(&sc, counts, 3, CAL_RNG_CALKIT, 11);
     long want[] = {0, 0, 1, 2, 0, 1}, got[8];
     size_t n = 0;
     for (long i; (i = cal_blend_schedule_next(&sc)) >= 0 && n < 8;) got[n++] = i;
     cal_blend_schedule_free(&sc);
     CHECK(n == 6 && !memcmp(got, want, sizeof want), "schedule 3/2/1, seed 11: 0 0 1 2 0 1");
     uint64_t many[] = {500, 0, 1500};
-    cal_blend_schedule_init(&sc, many, 3, 5);
+    cal_blend_schedule_init(&sc, many, 3, CAL_RNG_CALKIT, 5);
     size_t c[3] = {0}, first_half0 = 0, k = 0;
     for (long i; (i = cal_blend_schedule_next(&sc)) >= 0; k++) {
         c[i]++;

@@ -182,7 +182,7 @@ int main(void) {
     /* synthetic rows */
     got.n = 0;
     nrows = 0;
-    cal_pack_synthetic(4, 5, 2, 50, 1, keep, NULL);
+    cal_pack_synthetic(4, CAL_RNG_CALKIT, 5, 2, 50, 1, keep, NULL);
     cal_buf_addc(&got, 0);
     IS(got.p, "random:23 1 49 38|random:17 41 45 26|!noise:0 0 0 0", "random rows by the documented RNG, noise flagged");
     CHECK(ids[0] == 0x54802e29ce22cd8fULL && ids[2] == 0x496ef2c0a7d5697dULL, "synthetic row ids");

@@ -34,7 +34,7 @@ int main(void) {
     cal_docstore_add(&s, d, 3, 104, "d", 1);
     cal_drops drops = {0};
     /* 17 tokens: 5 segments of 3 (2 tokens left), rows of 5 = 2 segments */
-    CHECK(run(&s, (cal_segments_opts){3, 3, 5, 0, 9}, &drops) == 0, "3 rows of 5 from 3-token segments");
+    CHECK(run(&s, (cal_segments_opts){3, 3, 5, 0, 9, 0, CAL_RNG_CALKIT}, &drops) == 0, "3 rows of 5 from 3-token segments");
     CHECK(!strcmp(got.p, "c:32 33 34 21 30|a:13 14 20 21 30|a:10 11 12 21 30"),
           "segments 3 2, 1 2, 0 2 (packref, seed 9), the last cut to fit; label of the first: %s", got.p);
     cal_buf b2 = {0};
@@ -42,21 +42,21 @@ int main(void) {
     cal_buf_addc(&b2, 0);
     CHECK(!strcmp(b2.p, "2 tokens dropped as the partial last segment (--segments 3)"), "tail counted: %s", b2.p);
     cal_buf_free(&b2);
-    CHECK(run(&s, (cal_segments_opts){3, 2, 6, 1, 1}, &drops) == 0, "no replacement: 2 rows take 4 of 5 segments");
+    CHECK(run(&s, (cal_segments_opts){3, 2, 6, 1, 1, 0, CAL_RNG_CALKIT}, &drops) == 0, "no replacement: 2 rows take 4 of 5 segments");
     int distinct = flat.n == 12;
     for (size_t i = 0; i < flat.n; i += 3)
         for (size_t j = 0; j < i; j += 3) distinct &= flat.v[i] != flat.v[j];
     CHECK(distinct, "no replacement: no segment twice: %s", got.p);
-    CHECK(run(&s, (cal_segments_opts){3, 3, 6, 1, 1}, &drops) == -1 &&
+    CHECK(run(&s, (cal_segments_opts){3, 3, 6, 1, 1, 0, CAL_RNG_CALKIT}, &drops) == -1 &&
               !strcmp(err, "17 tokens make 5 segments of 3; 3 rows of 6 need 6 without replacement (2 rows possible)"),
           "no replacement, too few: %s", err);
-    CHECK(run(&s, (cal_segments_opts){8, 3, 24, 0, 1}, &drops) == -1 &&
+    CHECK(run(&s, (cal_segments_opts){8, 3, 24, 0, 1, 0, CAL_RNG_CALKIT}, &drops) == -1 &&
               !strcmp(err, "17 tokens make 2 segments of 8; a row of 24 needs 3 (0 rows possible)"),
           "fewer segments than one row takes: an error, not rows of repeats (issue 14): %s", err);
-    CHECK(run(&s, (cal_segments_opts){32, 3, 256, 0, 0}, &drops) == -1 &&
+    CHECK(run(&s, (cal_segments_opts){32, 3, 256, 0, 0, 0, CAL_RNG_CALKIT}, &drops) == -1 &&
               !strcmp(err, "17 tokens make 0 segments of 32; a row of 256 needs 8 (0 rows possible)"),
           "no whole segment: %s", err);
-    CHECK(run(&s, (cal_segments_opts){32, 0, 256, 0, 0}, &drops) == 0 && !got.p[0], "-n 0: nothing asked, no error");
+    CHECK(run(&s, (cal_segments_opts){32, 0, 256, 0, 0, 0, CAL_RNG_CALKIT}, &drops) == 0 && !got.p[0], "-n 0: nothing asked, no error");
     cal_docstore_free(&s);
     cal_buf_free(&got);
     cal_ids_free(&flat);

@@ -18,7 +18,7 @@ static void keep(void *ctx, const void *p, size_t n) {
 
 static void window(uint64_t w, uint64_t seed, size_t n) {
     nout = 0;
-    cal_window_shuffle *s = cal_window_shuffle_new(w, seed, keep, NULL);
+    cal_window_shuffle *s = cal_window_shuffle_new(w, CAL_RNG_CALKIT, seed, keep, NULL);
     for (uint64_t i = 0; i < n; i++) {
         uint8_t b[8];
         cal_st64(b, i);

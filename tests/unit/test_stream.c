@@ -189,6 +189,45 @@ static void test_layout(void) {
     free(got);
 }
 
+/* Record flags: bit 0 (CAL_TEXT_CHAT) is valid on TEXT only, kept on write
+ * and read; any other bit, or bit 0 on another kind, is an error. */
+static void test_record_flags(void) {
+    cal_writer *w = cal_writer_open(path_of("flags.cal"));
+    cal_write_text_flags(w, "c", 7, "<|im_start|>", 12, CAL_TEXT_CHAT | 0x80);
+    cal_write_text(w, "p", 8, "plain", 5);
+    cal_write_rec_flags(w, CAL_TOKENS, CAL_TEXT_CHAT, "t", 1, 9, "\1\0\0\0", 4);
+    cal_writer_close(w);
+    size_t n;
+    uint8_t *p = slurp(path_of("flags.cal"), &n);
+    cal_reader *r = cal_reader_mem(p, n, "flags");
+    cal_rec rec;
+    char err[512];
+    CHECK(cal_read_soft(r, &rec, err, sizeof err) == 1 && rec.flags == CAL_TEXT_CHAT && rec.raw[1] == 1,
+          "a TEXT record written with CAL_TEXT_CHAT carries byte 1 = 1 (other bits dropped)");
+    size_t first = (size_t)rec.offset;
+    CHECK(cal_read_soft(r, &rec, err, sizeof err) == 1 && rec.flags == 0, "cal_write_text writes flags 0");
+    CHECK(cal_read_soft(r, &rec, err, sizeof err) == 1 && rec.kind == CAL_TOKENS && rec.flags == 0,
+          "the chat flag is dropped on other kinds");
+    size_t tok = (size_t)rec.offset;
+    cal_reader_close(r);
+    uint8_t *q = malloc(n);
+    memcpy(q, p, n);
+    q[first + 1] = 3; /* the flags are checked before the checksum */
+    r = cal_reader_mem(q, n, "bad");
+    CHECK(cal_read_soft(r, &rec, err, sizeof err) == -1 && strstr(err, "unknown record flags 0x03"),
+          "TEXT flags other than bit 0 are an error: %s", err);
+    cal_reader_close(r);
+    memcpy(q, p, n);
+    q[tok + 1] = 1;
+    r = cal_reader_mem(q, n, "bad");
+    CHECK(cal_read_soft(r, &rec, err, sizeof err) == 1 && cal_read_soft(r, &rec, err, sizeof err) == 1 &&
+              cal_read_soft(r, &rec, err, sizeof err) == -1 && strstr(err, "unknown record flags 0x01"),
+          "bit 0 on a TOKENS record is an error: %s", err);
+    cal_reader_close(r);
+    free(q);
+    free(p);
+}
+
 static void test_files_and_memory(void) {
     write_all(path_of("all.cal"), "1111111111111111");
     cal_reader *r = cal_reader_open(path_of("all.cal"));
@@ -371,11 +410,12 @@ int main(void) {
     cal_set_progname("test_stream");
     if (!mkdtemp(tmpdir)) return 2;
     test_layout();
+    test_record_flags();
     test_files_and_memory();
     test_meta_rules();
     test_stage_line();
     test_rng();
-    const char *names[] = {"layout.cal", "all.cal", "copy.cal", "empty.cal", "b.cal", "c.cal"};
+    const char *names[] = {"layout.cal", "all.cal", "copy.cal", "empty.cal", "b.cal", "c.cal", "flags.cal"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(path_of(names[i]));
     rmdir(tmpdir);
     TEST_END();

@@ -50,7 +50,7 @@ static int sample_ok(size_t k, uint64_t seed, int backwards) {
         int i = backwards ? N - 1 - j : j;
         char text[32];
         snprintf(text, sizeof text, "doc %d", i);
-        cal_sample_add(&s, i % 2 ? "odd" : "even", (uint64_t)i * 7919, text, strlen(text));
+        cal_sample_add(&s, i % 2 ? "odd" : "even", (uint64_t)i * 7919, text, strlen(text), 0);
     }
     cal_sample_sort(&s);
     int ok = s.n == (k < N ? k : N);

@@ -1,0 +1,265 @@
+/* chat_render.c - see chat_render.h. */
+#include "text/chat_render.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/datadir.h"
+#include "base/err.h"
+#include "io/mapfile.h"
+#include "text/jinja.h"
+
+typedef struct {
+    char *name; /* NULL: the one unnamed template */
+    cal_jinja *t;
+} named;
+
+struct cal_chat_render {
+    named *tpl;
+    size_t ntpl;
+    const cal_jinja *fixed; /* chosen once (one template, or --chat-template-name) */
+    const cal_jinja *dflt, *tool_use;
+    json_t *base;           /* add_generation_prompt, special tokens, documents */
+    char *source;
+    cal_jinja_opts opts;
+};
+
+static int failf(char *err, size_t errlen, const char *fmt, ...) CAL_PRINTF(3, 4);
+static int failf(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int is_dir(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *join(const char *dir, const char *name) {
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = cal_xmalloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static char *dir_of(const char *path) {
+    const char *s = strrchr(path, '/');
+    if (!s) return cal_xstrdup(".");
+    char *d = cal_xstrdup(path);
+    d[s == path ? 1 : s - path] = 0;
+    return d;
+}
+
+static int ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* The folder of a bare NAME fetched by `make tokenizers`, or NULL. */
+static char *fetched(const char *name) {
+    if (strchr(name, '/') || !*name || name[0] == '.') return NULL;
+    char **dirs = cal_data_dirs("tokenizers", "CAL_TOKENIZERS"), *found = NULL;
+    for (size_t i = 0; dirs[i] && !found; i++) {
+        char *d = join(dirs[i], name), *cfg = join(d, "tokenizer_config.json");
+        if (is_file(cfg)) found = d;
+        else free(d);
+        free(cfg);
+    }
+    cal_data_dirs_free(dirs);
+    return found;
+}
+
+/* The config and template files of a model argument: *cfg may be NULL (a
+ * lone .jinja), *jinja NULL (the template is the config's). */
+static int locate(const char *model, char **cfg, char **jinja, char *err, size_t errlen) {
+    char *dir = NULL;
+    *cfg = *jinja = NULL;
+    if (is_dir(model)) dir = cal_xstrdup(model);
+    else if (is_file(model) && ends_with(model, ".jinja")) *jinja = cal_xstrdup(model), dir = dir_of(model);
+    else if (is_file(model)) *cfg = cal_xstrdup(model), dir = dir_of(model);
+    else if (!(dir = fetched(model)))
+        return failf(err, errlen, "%s: no such model folder, tokenizer_config.json or .jinja file (nor a fetched "
+                     "tokenizer of that name)", model);
+    if (!*cfg) {
+        char *c = join(dir, "tokenizer_config.json");
+        if (is_file(c)) *cfg = c;
+        else free(c);
+    }
+    if (!*jinja) { /* transformers: chat_template.jinja beside the config wins */
+        char *j = join(dir, "chat_template.jinja");
+        if (is_file(j)) *jinja = j;
+        else free(j);
+    }
+    free(dir);
+    if (!*cfg && !*jinja) return failf(err, errlen, "%s: no tokenizer_config.json or chat_template.jinja", model);
+    return 0;
+}
+
+static int add_template(cal_chat_render *c, const char *name, const char *src, size_t n, const char *where,
+                        char *err, size_t errlen) {
+    char label[600];
+    snprintf(label, sizeof label, "%s%s%s", where, name ? " " : "", name ? name : "");
+    cal_jinja *t = cal_jinja_load(label, src, n, err, errlen);
+    if (!t) return -1;
+    c->tpl = cal_xrealloc(c->tpl, (c->ntpl + 1) * sizeof *c->tpl);
+    c->tpl[c->ntpl++] = (named){name ? cal_xstrdup(name) : NULL, t};
+    return 0;
+}
+
+/* apply_chat_template passes the special tokens that are set, strings or
+ * AddedToken objects {"content": ...}. */
+static void special_tokens(const json_t *cfg, json_t *vars) {
+    static const char *const keys[] = {"bos_token", "eos_token", "unk_token", "sep_token",
+                                       "pad_token", "cls_token", "mask_token"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const json_t *v = json_object_get(cfg, keys[i]);
+        if (json_is_object(v)) v = json_object_get(v, "content");
+        if (json_is_string(v)) json_object_set_new(vars, keys[i], json_stringn(json_string_value(v), json_string_length(v)));
+    }
+}
+
+static int load_config(cal_chat_render *c, const char *cfg_path, int want_template, char *err, size_t errlen) {
+    json_error_t je;
+    /* model_max_length is often 1e30 written as an integer: only strings matter */
+    json_t *cfg = json_load_file(cfg_path, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &je);
+    if (!cfg) return failf(err, errlen, "%s: line %d: invalid JSON: %s", cfg_path, je.line, je.text);
+    int rc = 0;
+    special_tokens(cfg, c->base);
+    const json_t *t = json_object_get(cfg, "chat_template");
+    char where[520];
+    snprintf(where, sizeof where, "%s chat_template", cfg_path);
+    if (!want_template) {
+    } else if (json_is_string(t)) {
+        rc = add_template(c, NULL, json_string_value(t), json_string_length(t), where, err, errlen);
+    } else if (json_is_array(t) && json_array_size(t)) {
+        for (size_t i = 0; i < json_array_size(t) && !rc; i++) {
+            const json_t *e = json_array_get(t, i), *n = json_object_get(e, "name"), *s = json_object_get(e, "template");
+            if (!json_is_string(n) || !json_is_string(s))
+                rc = failf(err, errlen, "%s: chat_template entry %zu is not {name, template} strings", cfg_path, i);
+            else rc = add_template(c, json_string_value(n), json_string_value(s), json_string_length(s), where, err, errlen);
+        }
+    } else {
+        rc = failf(err, errlen, "%s: no chat_template (the tokenizer has no chat template)", cfg_path);
+    }
+    json_decref(cfg);
+    return rc;
+}
+
+static int load_jinja(cal_chat_render *c, const char *path, char *err, size_t errlen) {
+    cal_mapfile m;
+    if (!cal_mapfile_open(&m, path, err, errlen)) return -1;
+    int rc = add_template(c, NULL, m.p, m.len, path, err, errlen);
+    cal_mapfile_close(&m);
+    return rc;
+}
+
+/* Which template records use: fixed, or default/tool_use per record, as
+ * transformers' get_chat_template chooses. */
+static int choose(cal_chat_render *c, const char *want, char *err, size_t errlen) {
+    if (c->ntpl == 1 && !c->tpl[0].name) {
+        if (want) return failf(err, errlen, "%s: --chat-template-name %s: the model has one unnamed template", c->source, want);
+        c->fixed = c->tpl[0].t;
+        return 0;
+    }
+    for (size_t i = 0; i < c->ntpl; i++) {
+        if (want && !strcmp(c->tpl[i].name, want)) c->fixed = c->tpl[i].t;
+        if (!strcmp(c->tpl[i].name, "default")) c->dflt = c->tpl[i].t;
+        if (!strcmp(c->tpl[i].name, "tool_use")) c->tool_use = c->tpl[i].t;
+    }
+    if (want && !c->fixed) {
+        cal_buf names = {0};
+        for (size_t i = 0; i < c->ntpl; i++) cal_buf_addf(&names, "%s%s", i ? ", " : "", c->tpl[i].name);
+        failf(err, errlen, "%s: no chat template named '%s' (%.*s)", c->source, want, (int)names.n, names.p);
+        cal_buf_free(&names);
+        return -1;
+    }
+    return 0;
+}
+
+cal_chat_render *cal_chat_render_open(const cal_chat_spec *spec, char *err, size_t errlen) {
+    char *cfg, *jinja;
+    if (locate(spec->model, &cfg, &jinja, err, errlen)) return NULL;
+    cal_chat_render *c = cal_xcalloc(1, sizeof *c);
+    c->base = json_object();
+    c->source = cal_xstrdup(jinja ? jinja : cfg);
+    c->opts.now = spec->now;
+    int rc = cfg ? load_config(c, cfg, !jinja, err, errlen) : 0;
+    if (!rc && jinja) rc = load_jinja(c, jinja, err, errlen);
+    if (!rc) rc = choose(c, spec->name, err, errlen);
+    json_object_set_new(c->base, "documents", json_null());
+    json_object_set_new(c->base, "add_generation_prompt", json_boolean(spec->add_generation_prompt));
+    free(cfg);
+    free(jinja);
+    if (rc) {
+        cal_chat_render_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+const char *cal_chat_render_source(const cal_chat_render *c) { return c->source; }
+
+/* ShareGPT {from, value} as the {role, content} templates read. */
+static json_t *sharegpt(const json_t *msgs) {
+    json_t *out = json_array();
+    for (size_t i = 0; i < json_array_size(msgs); i++) {
+        json_t *m = json_array_get(msgs, i), *from = json_object_get(m, "from");
+        if (!json_is_object(m) || !json_is_string(from) || json_object_get(m, "role")) {
+            json_array_append(out, m);
+            continue;
+        }
+        const char *r = json_string_value(from);
+        json_t *x = json_object();
+        json_object_set_new(x, "role", json_string(!strcmp(r, "human") ? "user" : !strcmp(r, "gpt") ? "assistant" : r));
+        const char *k;
+        json_t *v;
+        json_object_foreach(m, k, v) {
+            if (!strcmp(k, "value")) json_object_set(x, "content", v);
+            else if (strcmp(k, "from")) json_object_set(x, k, v);
+        }
+        json_array_append_new(out, x);
+    }
+    return out;
+}
+
+int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
+                           char *err, size_t errlen) {
+    if (!json_is_array(msgs)) return failf(err, errlen, "the messages are not a list");
+    const json_t *tools = json_is_object(record) ? json_object_get(record, "tools") : NULL;
+    if (tools && !json_is_null(tools) && !json_is_array(tools))
+        return failf(err, errlen, "'tools' is not a list");
+    int has_tools = tools && json_is_array(tools);
+    const cal_jinja *t = c->fixed ? c->fixed : has_tools && c->tool_use ? c->tool_use : c->dflt;
+    if (!t) return failf(err, errlen, "the model has several chat templates and none named default%s",
+                         has_tools ? " or tool_use" : " (use --chat-template-name)");
+    json_t *vars = json_copy(c->base);
+    json_object_set_new(vars, "messages", sharegpt(msgs));
+    json_object_set_new(vars, "tools", has_tools ? json_incref((json_t *)tools) : json_null());
+    out->n = 0;
+    int rc = cal_jinja_render(t, vars, &c->opts, out, err, errlen);
+    json_decref(vars);
+    return rc;
+}
+
+void cal_chat_render_free(cal_chat_render *c) {
+    if (!c) return;
+    for (size_t i = 0; i < c->ntpl; i++) {
+        free(c->tpl[i].name);
+        cal_jinja_free(c->tpl[i].t);
+    }
+    free(c->tpl);
+    json_decref(c->base);
+    free(c->source);
+    free(c);
+}

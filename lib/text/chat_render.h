@@ -1,0 +1,52 @@
+/* chat_render.h - a conversation record rendered with its model's own chat
+ * template (cal-read --chat), as transformers'
+ * tokenizer.apply_chat_template(messages, tools=..., add_generation_prompt=...,
+ * tokenize=False) renders it. The template and the special tokens come from
+ * the model's tokenizer_config.json (chat_template.jinja beside it wins, as in
+ * transformers); text/jinja.h runs it.
+ *
+ * Why: an instruct model reads conversations through that template; the
+ * fixed layouts of text/chat.h are only approximations of a few of them. */
+#ifndef CAL_TEXT_CHAT_RENDER_H
+#define CAL_TEXT_CHAT_RENDER_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "base/buf.h"
+
+typedef struct cal_chat_render cal_chat_render;
+
+typedef struct {
+    const char *model;       /* folder, tokenizer_config.json, .jinja, or a fetched name */
+    const char *name;        /* --chat-template-name: one of a list of named templates, or NULL */
+    int add_generation_prompt;
+    const struct tm *now;    /* strftime_now's time; NULL: the time of rendering */
+} cal_chat_spec;
+
+/* Finds and loads the template of spec->model: a folder (its
+ * chat_template.jinja, else the chat_template of its tokenizer_config.json),
+ * a tokenizer_config.json (chat_template.jinja beside it wins), a .jinja file
+ * (tokenizer_config.json beside it gives the special tokens), or a bare NAME
+ * fetched by `make tokenizers` (DIR/NAME/ for DIR in cal_data_dirs
+ * "tokenizers"). A chat_template that is a list of {name, template} is kept
+ * whole: records take "default", or "tool_use" when they have tools, or
+ * spec->name. NULL with a one-line message in err. */
+cal_chat_render *cal_chat_render_open(const cal_chat_spec *spec, char *err, size_t errlen);
+
+/* The file the template was read from, for messages. */
+const char *cal_chat_render_source(const cal_chat_render *c);
+
+/* Renders a record: msgs is its "messages" (OpenAI: role, content,
+ * tool_calls, ...) or "conversations" (ShareGPT from/value, mapped to
+ * role/content with human -> user, gpt -> assistant); record is the whole
+ * record, whose "tools" (a list, or absent/null) is passed on. Writes the
+ * text into out (replacing its content). Returns 0, or -1 with the
+ * template's message (or what is wrong with the record) in err. */
+int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
+                           char *err, size_t errlen);
+
+void cal_chat_render_free(cal_chat_render *c);
+
+#endif

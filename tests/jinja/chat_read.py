@@ -1,0 +1,108 @@
+"""chat_read.py RECORDS - writes the conversation records of
+tests/sh/test_read_chat.sh as JSON Lines (one record a line, as datasets hold
+them): the generated conversations of cases.py (every role order, tools,
+empty contents, unicode, special-token lookalikes in user text, tool_calls,
+reasoning_content, lists of parts) as OpenAI {"messages", "tools"} records
+(tools left out, null or a list), some as ShareGPT {"conversations":
+[{from, value}]}, and records whose tool-call arguments hold integers and
+floats that Python prints differently (1 and 1.0).
+
+chat_read.py RECORDS MODEL_DIR AGP OUT - the reference: each record rendered
+as transformers' tokenizer.apply_chat_template(messages, tools=tools,
+add_generation_prompt=AGP, tokenize=False) renders it with the model's
+tokenizer_config.json (chat_template.jinja beside it wins; a list of named
+templates picks "tool_use" when tools are given, else "default"), in
+python3-jinja2 set up as transformers does (hfenv.py), strftime_now at
+2024-07-26 00:00. OUT gets one JSON object a line: {"want": TEXT} or
+{"error": MESSAGE} ("raise": the raise_exception message, escaped as C
+prints it)."""
+import datetime
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
+import hfenv  # noqa: E402
+
+SHAREGPT = {"user": "human", "assistant": "gpt", "system": "system"}
+
+
+def records():
+    for k, c in enumerate(cases.conversations()):
+        msgs = c["messages"]
+        plain = all(m["role"] in SHAREGPT and isinstance(m["content"], str) and len(m) == 2 for m in msgs)
+        if plain and k % 3 == 0:
+            yield {"conversations": [{"from": SHAREGPT[m["role"]], "value": m["content"]} for m in msgs]}
+            continue
+        r = {"messages": msgs}
+        if c["tools"] is not None:
+            r["tools"] = c["tools"]
+        elif k % 2:
+            r["tools"] = None
+        yield r
+    args = {"a": 1, "b": 1.0, "c": 2.5e-7, "d": 1e100, "e": -0.0, "f": 12345678901234, "g": [1, 2.0, True, None]}
+    for k in range(4):
+        call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": args}}
+        msgs = [{"role": "user", "content": "numbers %d" % k},
+                {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "content": json.dumps(args)},
+                {"role": "assistant", "content": "done"}]
+        yield {"messages": msgs, "tools": cases.TOOLS if k % 2 else None}
+
+
+def special_tokens(cfg):
+    return cases.special_tokens(cfg)
+
+
+def model_template(model_dir):
+    cfg = json.load(open(os.path.join(model_dir, "tokenizer_config.json"), encoding="utf-8"))
+    jinja = os.path.join(model_dir, "chat_template.jinja")
+    t = open(jinja, encoding="utf-8", newline="").read() if os.path.exists(jinja) else cfg.get("chat_template")
+    if isinstance(t, list):
+        t = {e["name"]: e["template"] for e in t}
+    return t, special_tokens(cfg)
+
+
+_compiled = {}
+
+
+def render(env, tpl, rec, agp, toks):
+    """apply_chat_template(..., tokenize=False) for one record."""
+    if "conversations" in rec:
+        role = {"human": "user", "gpt": "assistant"}
+        msgs = [{"role": role.get(m["from"], m["from"]), "content": m["value"]} for m in rec["conversations"]]
+    else:
+        msgs = rec["messages"]
+    tools = rec.get("tools")
+    if isinstance(tpl, dict):
+        tpl = tpl["tool_use"] if tools is not None and "tool_use" in tpl else tpl["default"]
+    try:
+        if tpl not in _compiled:
+            _compiled[tpl] = env.from_string(tpl)
+        return {"want": _compiled[tpl].render(messages=msgs, tools=tools, documents=None,
+                                                    add_generation_prompt=agp, **toks)}
+    except Exception as e:  # noqa: BLE001 - any failure must fail in C too
+        r = {"error": "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")}
+        if type(e).__name__ == "TemplateError":
+            r["raise"] = cases.escaped(str(e))
+        return r
+
+
+def main():
+    if len(sys.argv) == 2:
+        with open(sys.argv[1], "w", encoding="utf-8") as out:
+            for r in records():
+                out.write(json.dumps(r, ensure_ascii=False) + "\n")
+        return
+    recs_path, model_dir, agp, out_path = sys.argv[1:5]
+    env = hfenv.environment(now=datetime.datetime(2024, 7, 26))
+    tpl, toks = model_template(model_dir)
+    with open(out_path, "w", encoding="utf-8") as out:
+        for line in open(recs_path, encoding="utf-8"):
+            r = render(env, tpl, json.loads(line), agp == "1", toks)
+            out.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+#!/bin/sh
+# test_read_chat.sh - cal-read --chat MODEL against transformers'
+# apply_chat_template(messages, tools=..., add_generation_prompt=...,
+# tokenize=False) as python3-jinja2 set up like transformers renders it
+# (tests/jinja/chat_read.py on hfenv.py): every fetched model's template
+# (build/tokenizers/*/tokenizer_config.json) over generated conversation
+# records, byte for byte, with and without --add-generation-prompt; the
+# records the template refuses are counted by --skip-bad and are a one-line
+# error without it. Then the ids of cal-encode on the rendered records (the
+# CAL_TEXT_CHAT flag: special tokens matched, none added) against the Rust
+# HF tokenizers (tests/ref/hf_encode.js, mode parse).
+. tests/lib.sh
+if ! $PY -c 'import jinja2' 2>/dev/null; then
+  skip "read chat" "python3-jinja2 is not installed (apt-get install python3-jinja2)"
+  exit 0
+fi
+toks=build/tokenizers
+export PYTHONPATH=examples
+$PY tests/jinja/chat_read.py "$T/recs.jsonl"
+nrec=$(wc -l <"$T/recs.jsonl")
+
+# compare NAME STREAM WANT: the TEXT payloads of STREAM, each flagged
+# CAL_TEXT_CHAT, are the "want" texts of WANT that are not empty (cal-read
+# skips empty documents); prints the number of errors of WANT on fd 3.
+compare() {
+  $PY - "$2" "$3" >"$T/cmp.out" 2>&1 <<'PYEOF'
+import json, sys
+import calstream
+_, recs = calstream.read(sys.argv[1])
+ref = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8")]
+want = [r["want"] for r in ref if r.get("want")]
+got = [r["payload"].decode("utf-8") for r in recs]
+bad = [r["raw"][1] for r in recs if r["raw"][1] != 1]
+print(sum("error" in r for r in ref))
+if bad:
+    sys.exit("%d records without the chat flag (flags %r)" % (len(bad), bad[:3]))
+if len(got) != len(want):
+    sys.exit("%d records, want %d" % (len(got), len(want)))
+for i, (g, w) in enumerate(zip(got, want)):
+    if g != w:
+        at = next((j for j in range(min(len(g), len(w))) if g[j] != w[j]), min(len(g), len(w)))
+        sys.exit("record %d differs at char %d: got %r want %r" % (i, at, g[max(0, at - 20):at + 40], w[max(0, at - 20):at + 40]))
+PYEOF
+}
+
+models=0
+for cfg in "$toks"/*/tokenizer_config.json; do
+  m=$(basename "$(dirname "$cfg")")
+  grep -q '"chat_template"' "$cfg" || continue
+  models=$((models + 1))
+  for agp in 0 1; do
+    opt=; [ $agp = 1 ] && opt=--add-generation-prompt
+    $PY tests/jinja/chat_read.py "$T/recs.jsonl" "$toks/$m" $agp "$T/want.$m.$agp" || { not_ok "$m: reference"; continue; }
+    if ! cal-read --chat "$m" $opt --date 2024-07-26 --skip-bad -v "$T/recs.jsonl" >"$T/$m.$agp.cal" 2>"$T/err"; then
+      not_ok "$m agp=$agp: cal-read --chat" "$(head -3 "$T/err")"; continue
+    fi
+    if compare "$m" "$T/$m.$agp.cal" "$T/want.$m.$agp"; then
+      nerr=$(head -1 "$T/cmp.out")
+      if grep -q ", $nerr refused by the chat template;" "$T/err"; then
+        ok "$m agp=$agp: $nrec records as apply_chat_template renders them ($nerr refused, counted)"
+      else
+        not_ok "$m agp=$agp: --skip-bad counts the $nerr refused records" "$(cat "$T/err")"
+      fi
+    else
+      not_ok "$m agp=$agp: cal-read --chat renders as apply_chat_template" "$(tail -2 "$T/cmp.out")"
+    fi
+  done
+  # without --skip-bad the first refused record is one line: file, line, message
+  line=$($PY -c 'import json,sys
+for i, l in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
+    r = json.loads(l)
+    if "error" in r: print(i, r.get("raise", "")); break' "$T/want.$m.0")
+  if [ -n "$line" ]; then
+    n=${line%% *} msg=${line#* }
+    cal-read --chat "$m" --date 2024-07-26 "$T/recs.jsonl" >/dev/null 2>"$T/err"; rc=$?
+    if [ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "^cal-read: $T/recs.jsonl: line $n: " "$T/err" &&
+       grep -qF -- "$msg" "$T/err"; then
+      ok "$m: a refused record is one line naming the file, line $n and the template's message"
+    else
+      not_ok "$m: a refused record is one line naming the file, line $n and the template's message" \
+        "status $rc" "$(head -2 "$T/err")" "want: $msg"
+    fi
+  fi
+done
+[ "$models" -ge 3 ] && ok "$models fetched models have a chat template" ||
+  not_ok "the fetched models have chat templates" "run: sh scripts/fetch-tokenizers.sh"
+
+# The ids: cal-encode on chat records == HF tokenizers with special tokens
+# matched and none added; plain TEXT of the same bytes keeps today's default.
+ids_json() {  # IDS JSON: hf_encode.js output as a JSON list of lists
+  $PY -c 'import json, struct, sys
+b = open(sys.argv[1], "rb").read(); out, i = [], 0
+while i < len(b):
+    (n,) = struct.unpack_from("<I", b, i); out.append(list(struct.unpack_from("<%dI" % n, b, i + 4))); i += 4 + 4 * n
+json.dump(out, open(sys.argv[2], "w"))' "$1" "$2"
+}
+for m in qwen3 llama3.1-instruct; do
+  [ -f "$toks/$m/tokenizer.json" ] || { not_ok "$m: tokenizer.json is fetched"; continue; }
+  in="$T/$m.1.cal"
+  if ! node tests/ref/hf_encode.js "$toks/$m/tokenizer.json" parse "$in" "$T/$m.ref" plain "$in" "$T/$m.plain" \
+      2>"$T/node.err"; then
+    not_ok "$m: reference (node)" "$(tail -3 "$T/node.err")"; continue
+  fi
+  ids_json "$T/$m.ref" "$T/$m.ref.json"; ids_json "$T/$m.plain" "$T/$m.plain.json"
+  cal-encode -t "$m" --add-special "$in" >"$T/$m.tok" || { not_ok "$m: cal-encode"; continue; }
+  # the same texts as plain TEXT records (flag cleared) encode as plain text
+  $PY -c 'import sys, calstream
+_, recs = calstream.read(sys.argv[1])
+calstream.write_text(sys.argv[2], [("x", r["payload"]) for r in recs])' "$in" "$T/$m.noflag.cal" 2>"$T/py.err" ||
+    { not_ok "$m: the texts as plain records" "$(tail -2 "$T/py.err")"; continue; }
+  cal-encode -t "$m" "$T/$m.noflag.cal" >"$T/$m.notok" || { not_ok "$m: cal-encode (plain)"; continue; }
+  for pair in "tok ref chat records: special tokens matched, none added (even with --add-special)" \
+              "notok plain the same texts as plain TEXT: special-token strings are text"; do
+    set -- $pair; got=$1 want=$2; shift 2
+    if $PY -c 'import json, sys, calstream
+_, recs = calstream.read(sys.argv[1]); got = [r["ids"] for r in recs]
+want = json.load(open(sys.argv[2]))
+bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+if len(got) != len(want) or bad: sys.exit("%d vs %d records, %d differ, first %r" % (len(got), len(want), len(bad), bad[:1]))
+' "$T/$m.$got" "$T/$m.$want.json" 2>"$T/py.err"; then
+      ok "$m: $*"
+    else
+      not_ok "$m: $*" "$(tail -2 "$T/py.err")"
+    fi
+  done
+done
+
+# The flag survives the programs that pass TEXT records on.
+in="$T/qwen3.1.cal"
+flags() { $PY -c 'import sys, calstream
+_, recs = calstream.read(sys.argv[1]); print(len(recs), sorted({r["raw"][1] for r in recs}))' "$1"; }
+want=$(flags "$in")
+cal-shuffle --seed 3 "$in" >"$T/sh.cal" && eq "cal-shuffle keeps the chat flag" "$(flags "$T/sh.cal")" "$want"
+n=${want%% *}
+cal-blend --grouped "$in" "$T/sh.cal:label=chat" >"$T/bl.cal" &&
+  eq "cal-blend keeps the chat flag, relabelled or not" "$(flags "$T/bl.cal")" "$((2 * n)) [1]"
+cal-cat --pass "$in" >"$T/pass.cal" && eq "cal-cat --pass keeps the chat flag" "$(flags "$T/pass.cal")" "$want"
+
+# examples/chat-instruct.sh: the fixture rendered with Qwen 3's template, one
+# padded and masked row per conversation, exported for GPTQModel (.jsonl)
+# and llm-compressor (.safetensors); row 0 is the first conversation's ids
+# as the HF tokenizers give them for its apply_chat_template text.
+if sh examples/chat-instruct.sh -o "$T/ex" -l 256 >"$T/ex.out" 2>&1; then
+  $PY tests/jinja/chat_read.py tests/data/chat-instruct.jsonl "$toks/qwen3" 0 "$T/ex.want"
+  $PY -c 'import json, sys, calstream
+w = [json.loads(l)["want"] for l in open(sys.argv[1], encoding="utf-8")]
+calstream.write_text(sys.argv[2], [("x", t.encode()) for t in w])' "$T/ex.want" "$T/ex.ref.cal"
+  node tests/ref/hf_encode.js "$toks/qwen3/tokenizer.json" parse "$T/ex.ref.cal" "$T/ex.ref" 2>"$T/node.err"
+  ids_json "$T/ex.ref" "$T/ex.ref.json"
+  if $PY - "$T/ex" "$T/ex.ref.json" <<'PYEOF' 2>"$T/py.err"; then
+import json, struct, sys
+d, ref = sys.argv[1], json.load(open(sys.argv[2]))
+rows = [json.loads(l) for l in open(d + "/cal_data.jsonl")]
+assert len(rows) == len(ref) == 30, (len(rows), len(ref))
+for i, (r, w) in enumerate(zip(rows, ref)):
+    n = sum(r["attention_mask"])
+    assert r["attention_mask"] == [1] * n + [0] * (256 - n), i
+    assert r["input_ids"][:n] == w[:256], "row %d: %r vs %r" % (i, r["input_ids"][:8], w[:8])
+b = open(d + "/cal_data.safetensors", "rb").read()
+h = json.loads(b[8:8 + struct.unpack("<Q", b[:8])[0]])
+assert h["input_ids"]["shape"] == [30, 256] and h["attention_mask"]["shape"] == [30, 256], h
+PYEOF
+    ok "chat-instruct.sh: 30 conversations as HF encodes their rendering, padded and masked, in .jsonl and .safetensors"
+  else
+    not_ok "chat-instruct.sh: rows as HF encodes the rendered conversations" "$(tail -2 "$T/py.err")"
+  fi
+else
+  not_ok "chat-instruct.sh runs" "$(tail -3 "$T/ex.out")"
+fi

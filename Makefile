@@ -108,7 +108,7 @@ $(OBJ)/lib/%.o: lib/%.cc
 
 # hessian.c's per-vector loops run beside the BLAS workers on every vector;
 # -O3 vectorizes them (the -O2 cost model skips loops of unknown length).
-$(OBJ)/lib/stats/hessian.o: OPT += -O3
+$(OBJ)/lib/stats/hessian.o $(OBJ)/lib/stats/sketch.o: OPT += -O3
 
 $(OBJ)/lib/base/datadir.o: CPPFLAGS += -DCAL_DATADIR='"$(PREFIX)/share/calkit"'
 $(OBJ)/lib/base/datadir.o: $(PREFIX_STAMP)

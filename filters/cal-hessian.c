@@ -19,7 +19,7 @@
 
 enum {
     O_EMBED = 256, O_RMSNORM, O_EPS, O_PERPOS, O_DTYPE, O_SCALE, O_SKIP, O_MERGE, O_INVERSE, O_DAMP,
-    O_IMATRIX, O_IMNAME, O_GGUFNAMES, O_BYLABEL, O_BLOCK, O_THREADS, O_PROGRESS,
+    O_IMATRIX, O_IMNAME, O_GGUFNAMES, O_BYLABEL, O_BLOCK, O_THREADS, O_PROGRESS, O_RANGES, O_PCT,
 };
 
 static const cal_opt options[] = {
@@ -45,6 +45,9 @@ static const cal_opt options[] = {
     {0, "imatrix-name", "NAME", CAL_STAGE, "the weight name of unlabelled vectors in the imatrix", O_IMNAME},
     {0, "gguf-names", NULL, CAL_STAGE,
      "labels are HF module names (model.layers.0.mlp.up_proj):\nllama.cpp's names in the imatrix, experts as rows", O_GGUFNAMES},
+    {0, "ranges", NULL, CAL_STAGE,
+     "also min, max and percentiles of x and |x| per channel and\nper tensor, from mergeable sketches (12 KB a channel)", O_RANGES},
+    {0, "percentiles", "P,...", CAL_STAGE, "the percentiles of --ranges (default 99.9,99.99); implies it", O_PCT},
     {0, "block", "N", CAL_STAGE, "rows per BLAS block (default: about 32 MB of float64)", O_BLOCK},
     {0, "threads", "N", 0, "worker threads (default: one per CPU; same result for any N)", O_THREADS},
     {'v', "verbose", NULL, 0, "one-line summary on stderr", 0},
@@ -69,6 +72,7 @@ typedef struct {
     cal_collect_opts in;
     cal_result_form form;
     int merge, verbose, gguf_names;
+    double pct[CAL_RESULT_MAX_PCT];
 } opts;
 
 static void parse(int argc, char **argv, opts *o, cal_args *a) {
@@ -110,6 +114,14 @@ static void parse(int argc, char **argv, opts *o, cal_args *a) {
                 cal_usage_error("--imatrix-name must have 1 to %d bytes", CAL_IMATRIX_MAX_NAME);
             o->imatrix_name = v;
             break;
+        case O_RANGES: o->in.sketch = 1; break;
+        case O_PCT:
+            if (!(o->form.npct = cal_result_parse_percentiles(v, o->pct)))
+                cal_usage_error("--percentiles takes 1 to %d numbers in [0, 100] separated by commas, not '%s'",
+                                CAL_RESULT_MAX_PCT, v);
+            o->form.pct = o->pct;
+            o->in.sketch = 1;
+            break;
         case O_BLOCK: o->in.block = (size_t)cal_parse_u64(a->name, v, 1, 1u << 20); break;
         case O_THREADS: o->in.threads = (int)cal_parse_u64(a->name, v, 1, 4096); break;
         case 'v': o->verbose = 1; break;
@@ -126,8 +138,9 @@ static void parse(int argc, char **argv, opts *o, cal_args *a) {
     if (o->merge && !a->noperands) cal_usage_error("--merge needs input files");
 }
 
-/* --merge: cal-hessian results add into r, GGUF imatrix files into im. */
-static void merge(const opts *o, const cal_args *a, cal_result *r, cal_imatrix *im) {
+/* --merge: cal-hessian results add into r, GGUF imatrix files into im.
+ * Sketches are kept; their percentiles are --percentiles or the inputs'. */
+static void merge(opts *o, const cal_args *a, cal_result *r, cal_imatrix *im) {
     char err[768];
     for (int k = 0; k < a->noperands; k++) {
         const char *path = a->operands[k];
@@ -144,6 +157,11 @@ static void merge(const opts *o, const cal_args *a, cal_result *r, cal_imatrix *
         cal_gguf_close(g);
     }
     if (o->imatrix && r->n && !cal_result_to_imatrix(r, o->imatrix_name, o->gguf_names, im, err, sizeof err)) cal_die("%s", err);
+    if (o->in.sketch && !r->percentiles) cal_die("--ranges/--percentiles: no input holds sketches (made with --ranges)");
+    if (!r->percentiles || o->form.npct) return;
+    if (r->percentiles_differ) cal_die("the inputs hold different percentile lists: choose one with --percentiles");
+    o->form.npct = cal_result_parse_percentiles(r->percentiles, o->pct);
+    o->form.pct = o->pct;
 }
 
 int main(int argc, char **argv) {
@@ -174,6 +192,11 @@ int main(int argc, char **argv) {
         cal_buf_addf(&extra, "--dtype %s --scale %s", o.form.f64 ? "f64" : "f32", o.form.scale);
         if (o.in.rmsnorm) cal_buf_addf(&extra, " --eps %s", cal_fmt_double(o.in.eps, num, sizeof num));
         if (o.form.gptq_inverse) cal_buf_addf(&extra, " --damp %s", cal_fmt_double(o.form.damp, num, sizeof num));
+        if (o.in.sketch && !o.form.npct) {
+            o.form.npct = cal_result_parse_percentiles("99.9,99.99", o.pct);
+            o.form.pct = o.pct;
+            cal_buf_addf(&extra, " --percentiles 99.9,99.99");
+        }
         char err[300];
         if (o.imatrix && !cal_result_to_imatrix(&r, o.imatrix_name, o.gguf_names, &im, err, sizeof err)) cal_die("%s", err);
         for (int k = 0; k < (a.noperands ? a.noperands : 1); k++)

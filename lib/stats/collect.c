@@ -44,6 +44,7 @@ static acc *add_acc(cal_collect *c, const char *label, size_t len, size_t d) {
     a->label[len] = 0;
     a->d = d;
     a->h = cal_hess_new(d, c->o.block, c->o.threads);
+    if (c->o.sketch) cal_hess_sketch(a->h);
     return a;
 }
 

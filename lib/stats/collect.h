@@ -25,6 +25,7 @@ typedef struct {
     int skip_nonfinite;      /* skip and count vectors holding NaN or Inf */
     int per_position;        /* embeddings: one update per position */
     int by_label;            /* one accumulator per VECTORS label */
+    int sketch;              /* percentile sketches and min/max (stats/sketch.h) */
     const char *embed;       /* MODEL[:TENSOR] for TOKENS/ROW input, or NULL */
     const char *rmsnorm;     /* RMSNorm weight applied to embedding rows, or NULL */
     double eps;

@@ -11,6 +11,7 @@
 #include "base/dtype.h"
 #include "base/err.h"
 #include "base/num.h"
+#include "base/pool.h"
 #include "stats/psyrk.h"
 #include "stream/stream.h"
 
@@ -22,6 +23,10 @@ struct cal_hess {
     int finished;
     double *cur;           /* the block being filled */
     size_t rows;           /* rows filled in it */
+    size_t sketched;       /* rows of it already in the sketch */
+    cal_pool *skpool;      /* sketch jobs: one range of channels each */
+    size_t skjobs;
+    struct sketch_job { size_t j0, j1; const double *x; size_t n; } *job;
 };
 
 cal_hess_stats *cal_hess_stats_new(size_t d) {
@@ -42,6 +47,7 @@ void cal_hess_stats_free(cal_hess_stats *s) {
     free(s->sumsq);
     free(s->abssum);
     free(s->absmax);
+    cal_sketch_free(s->sk);
     free(s);
 }
 
@@ -63,14 +69,56 @@ cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads) {
     return h;
 }
 
+static int sketch_job(void *ctx, void *job, char *err, size_t errsz) {
+    cal_hess *h = ctx;
+    struct sketch_job *j = job;
+    (void)err, (void)errsz;
+    cal_sketch_add_rows(h->s->sk, j->x, h->ld, j->n, 1, j->j0, j->j1);
+    return 0;
+}
+
+void cal_hess_sketch(cal_hess *h) {
+    if (h->s->sk) return;
+    size_t d = h->s->d, k = (size_t)cal_psyrk_threads(h->p), per;
+    h->s->sk = cal_sketch_new(d);
+    /* ranges of whole 64-byte lines, at least 64 channels each */
+    per = ((d + k - 1) / k + 63) / 64 * 64;
+    h->skjobs = (d + per - 1) / per;
+    h->job = cal_xcalloc(h->skjobs, sizeof *h->job);
+    for (size_t i = 0; i < h->skjobs; i++) {
+        h->job[i].j0 = i * per;
+        h->job[i].j1 = (i + 1) * per < d ? (i + 1) * per : d;
+    }
+    h->skpool = cal_pool_new(h->skjobs > 1 ? (unsigned)h->skjobs : 0, h->skjobs, sketch_job, h);
+}
+
 int cal_hess_threads(const cal_hess *h) { return cal_psyrk_threads(h->p); }
 
 size_t cal_hess_block_rows(const cal_hess *h) { return h->block; }
 
 double *cal_hess_row(cal_hess *h) { return h->cur + h->rows * h->ld; }
 
+/* The block's rows not yet sketched go into the sketch in one pass over
+ * tiles of channels (row by row, every row would touch d far-apart buckets),
+ * on as many threads as H has workers, each its own range of channels; the
+ * caller waits, as the block is handed to the BLAS workers next. */
+static void sketch_pending(cal_hess *h) {
+    if (h->s->sk && h->rows > h->sketched) {
+        const char *err;
+        for (size_t i = 0; i < h->skjobs; i++) {
+            h->job[i].x = h->cur + h->sketched * h->ld;
+            h->job[i].n = h->rows - h->sketched;
+            cal_pool_submit(h->skpool, &h->job[i]);
+        }
+        while (cal_pool_take(h->skpool, &err)) {}
+    }
+    h->sketched = h->rows;
+}
+
 /* Hands the filled block to the workers and moves on to a free one. */
 static void dispatch(cal_hess *h) {
+    sketch_pending(h);
+    h->sketched = 0;
     cal_psyrk_submit(h->p, h->rows);
     h->cur = cal_psyrk_block(h->p);
     h->rows = 0;
@@ -100,6 +148,11 @@ void cal_hess_commit(cal_hess *h) {
 void cal_hess_commit_weighted(cal_hess *h, uint64_t c) {
     double *x = cal_hess_row(h), r = sqrt((double)c);
     add_stats(h->s, x, (double)c);
+    if (h->s->sk) {
+        sketch_pending(h);
+        cal_sketch_add_rows(h->s->sk, x, h->ld, 1, c, 0, h->s->d);
+        h->sketched++;
+    }
     for (size_t j = 0; j < h->s->d; j++) x[j] *= r;
     if (++h->rows == h->block) dispatch(h);
 }
@@ -131,6 +184,8 @@ cal_hess_stats *cal_hess_take(cal_hess *h) {
 
 void cal_hess_free(cal_hess *h) {
     if (!h) return;
+    cal_pool_free(h->skpool);
+    free(h->job);
     cal_psyrk_free(h->p);
     cal_hess_stats_free(h->s);
     free(h);

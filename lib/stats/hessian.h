@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stats/sketch.h"
+
 typedef struct {
     size_t d;
     double *H;       /* d*d row-major; full and symmetric after cal_hess_finish */
@@ -25,6 +27,7 @@ typedef struct {
     double *abssum;  /* sum of |x| */
     double *absmax;  /* max |x| */
     double count;    /* number of vectors (weights included), an exact integer */
+    cal_sketch *sk;  /* percentile sketches and exact min/max, or NULL */
 } cal_hess_stats;
 
 typedef struct cal_hess cal_hess;
@@ -36,6 +39,8 @@ typedef struct cal_hess cal_hess;
 /* block_rows 0 = a default sized for the BLAS (about 32 MB per block);
  * threads 0 = one worker per online CPU; d in 1..CAL_HESS_MAX_D. */
 cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads);
+/* Also keep percentile sketches (stats/sketch.h); before the first row. */
+void cal_hess_sketch(cal_hess *h);
 int cal_hess_threads(const cal_hess *h);
 size_t cal_hess_block_rows(const cal_hess *h);
 /* The next free row (d doubles); valid until cal_hess_commit. */

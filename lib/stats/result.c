@@ -35,6 +35,7 @@ void cal_result_free(cal_result *r) {
         cal_hess_stats_free(r->e[i].s);
     }
     free(r->e);
+    free(r->percentiles);
     cal_meta_free(&r->meta);
     memset(r, 0, sizeof *r);
 }
@@ -78,6 +79,34 @@ static void add_meta(cal_st_writer *w, const cal_meta *m) {
 
 static const char *const vec_names[] = {"sum", "sumsq", "abssum", "absmean", "absmax"};
 static const char *const count_names[] = {"tokens", "rows", "padding", "noise_rows", "skipped"};
+/* percentile tensors: which end of x or |x|, per channel then per tensor */
+static const char *const pct_names[] = {"pct_x_lo", "pct_x_hi", "pct_absx"};
+
+size_t cal_result_parse_percentiles(const char *list, double *pct) {
+    size_t n = 0;
+    for (const char *p = list;; p++) {
+        char *end;
+        if (n == CAL_RESULT_MAX_PCT) return 0;
+        pct[n] = strtod(p, &end);
+        if (end == p || !(pct[n] >= 0 && pct[n] <= 100) || (*end && *end != ',')) return 0;
+        n++;
+        if (!*end) return n;
+        p = end;
+    }
+}
+
+/* The list as written in hessian.percentiles: shortest round-trip forms. */
+static void percentile_list(const cal_result_form *form, cal_buf *b) {
+    char num[40];
+    for (size_t k = 0; k < form->npct; k++)
+        cal_buf_addf(b, "%s%s", k ? "," : "", cal_fmt_double(form->pct[k], num, sizeof num));
+}
+
+/* Percentile form->pct[k] of an end of x or |x| (pct_names[which]). */
+static double pct_value(const cal_sketch *sk, size_t j, const cal_result_form *form, size_t k, int which) {
+    double p = form->pct[k];
+    return cal_sketch_percentile(sk, j, which == 0 ? 100 - p : p, which == 2);
+}
 
 /* The header: every tensor (data written later, in this order). */
 static void declare(cal_st_writer *w, const cal_result *r, const cal_result_form *form) {
@@ -92,6 +121,15 @@ static void declare(cal_st_writer *w, const cal_result *r, const cal_result_form
         cal_st_add_meta(w, named(e->label, "hessian.d"), num);
     }
     if (form->gptq_inverse) cal_st_add_meta(w, "hessian.damp", cal_fmt_double(form->damp, num, sizeof num));
+    for (size_t i = 0; i < r->n; i++)
+        if (r->e[i].s->sk) {
+            cal_buf b = {0};
+            percentile_list(form, &b);
+            cal_st_add_meta(w, "hessian.percentiles", b.p);
+            cal_st_add_meta(w, "hessian.sketch", CAL_SKETCH_FORMAT);
+            cal_buf_free(&b);
+            break;
+        }
     for (size_t i = 0; i < r->n; i++) {
         const cal_result_entry *e = &r->e[i];
         uint64_t dd[2] = {e->s->d, e->s->d}, d1[1] = {e->s->d}, one[1] = {1};
@@ -100,7 +138,42 @@ static void declare(cal_st_writer *w, const cal_result *r, const cal_result_form
         if (form->gptq_inverse) cal_st_add(w, named(e->label, "hessian_inv_chol"), hd, 2, dd, NULL);
         for (int k = 0; k < 5; k++) cal_st_add(w, named(e->label, vec_names[k]), "F64", 1, d1, NULL);
         for (int k = 0; k < 5; k++) cal_st_add(w, named(e->label, count_names[k]), "I64", 1, one, NULL);
+        if (!e->s->sk) continue;
+        uint64_t ds[2] = {e->s->d, CAL_SKETCH_STRIDE}, pd[2] = {form->npct, e->s->d}, p1[1] = {form->npct};
+        cal_st_add(w, named(e->label, "min"), "F64", 1, d1, NULL);
+        cal_st_add(w, named(e->label, "max"), "F64", 1, d1, NULL);
+        cal_st_add(w, named(e->label, "sketch"), "I64", 2, ds, NULL);
+        for (int k = 0; k < 3; k++) cal_st_add(w, named(e->label, pct_names[k]), "F64", 2, pd, NULL);
+        for (int k = 0; k < 3; k++) {
+            char n[32];
+            snprintf(n, sizeof n, "%s_tensor", pct_names[k]);
+            cal_st_add(w, named(e->label, n), "F64", 1, p1, NULL);
+        }
     }
+}
+
+/* min, max (0 for an empty entry), the sketch, and the percentiles. */
+static void put_sketch(cal_file *f, const cal_sketch *sk, const cal_result_form *form) {
+    size_t d = sk->d;
+    double *v = cal_xmalloc((d > form->npct ? d : form->npct) * sizeof *v);
+    for (int which = 0; which < 2; which++) {
+        const double *m = which ? sk->max : sk->min;
+        for (size_t j = 0; j < d; j++) v[j] = sk->min[j] <= sk->max[j] ? m[j] : 0;
+        cal_file_write(f, v, d * sizeof *v);
+    }
+    cal_file_write(f, sk->c, d * CAL_SKETCH_STRIDE * sizeof *sk->c);
+    for (int which = 0; which < 3; which++)
+        for (size_t k = 0; k < form->npct; k++) {
+            for (size_t j = 0; j < d; j++) v[j] = pct_value(sk, j, form, k, which);
+            cal_file_write(f, v, d * sizeof *v);
+        }
+    cal_sketch *t = cal_sketch_total(sk);
+    for (int which = 0; which < 3; which++) {
+        for (size_t k = 0; k < form->npct; k++) v[k] = pct_value(t, 0, form, k, which);
+        cal_file_write(f, v, form->npct * sizeof *v);
+    }
+    cal_sketch_free(t);
+    free(v);
 }
 
 /* A d x d matrix in the hessian's dtype, a row at a time. */
@@ -142,6 +215,7 @@ static void put_entry(cal_file *f, cal_result_entry *e, const cal_result_form *f
                    (int64_t)e->c.skipped};
     cal_file_write(f, n, sizeof n);
     free(absmean);
+    if (s->sk) put_sketch(f, s->sk, form);
 }
 
 void cal_result_write(cal_result *r, const cal_result_form *form, cal_file *f) {
@@ -191,6 +265,47 @@ static uint64_t count(const cal_st_file *f, const char *label, const char *name)
     return (uint64_t)v;
 }
 
+/* The entry's sketch in f, checked against its tokens and absmax, into
+ * e (fresh: e was made for this file). */
+static void add_sketch(cal_result *r, cal_result_entry *e, int fresh, const cal_st_file *f, const char *label,
+                       uint64_t tokens, const cal_st_tensor *absmax) {
+    const char *name = cal_st_name(f);
+    size_t d = e->s->d;
+    const cal_st_tensor *t = cal_st_find(f, named(label, "sketch"));
+    if (!fresh && !t != !e->s->sk)
+        cal_die("%s: '%s' %s percentile sketches and earlier inputs %s (use --percentiles on every shard)", name,
+                *label ? label : "hessian", t ? "has" : "has no", t ? "do not" : "do");
+    if (!t) return;
+    const char *fm = cal_st_meta_get(f, "hessian.sketch"), *pl = cal_st_meta_get(f, "hessian.percentiles");
+    if (!fm || strcmp(fm, CAL_SKETCH_FORMAT))
+        cal_die("%s: sketch layout '%s' is not %s", name, fm ? fm : "", CAL_SKETCH_FORMAT);
+    double pct[CAL_RESULT_MAX_PCT];
+    if (!pl || !cal_result_parse_percentiles(pl, pct))
+        cal_die("%s: hessian.percentiles '%s' is not a list of percentiles", name, pl ? pl : "");
+    if (!r->percentiles) r->percentiles = cal_xstrdup(pl);
+    else if (strcmp(r->percentiles, pl)) r->percentiles_differ = 1;
+    t = need(f, named(label, "sketch"), "I64", (uint64_t)d * CAL_SKETCH_STRIDE);
+    const cal_st_tensor *mn = need(f, named(label, "min"), "F64", d), *mx = need(f, named(label, "max"), "F64", d);
+    cal_sketch *sk = cal_sketch_new(d);
+    char err[200];
+    for (size_t j = 0; j < d; j++) {
+        uint64_t *ch = sk->c + j * CAL_SKETCH_STRIDE, off = t->offset + 8 * (uint64_t)j * CAL_SKETCH_STRIDE;
+        for (size_t i = 0; i < CAL_SKETCH_STRIDE; i++)
+            if ((int64_t)(ch[i] = cal_ld64(t->data + off - t->offset + 8 * i)) < 0)
+                cal_die_at(name, off + 8 * i, "tensor '%s' channel %zu holds a negative count", t->name, j);
+        double lo = value(f, mn, j, 0), hi = value(f, mx, j, 0), am = value(f, absmax, j, 1);
+        if (tokens ? !(lo <= hi) || fmax(fabs(lo), fabs(hi)) != am : lo != 0 || hi != 0)
+            cal_die_at(name, mn->offset + 8 * j, "channel %zu: min %g and max %g disagree with absmax %g", j, lo, hi,
+                       am);
+        if (tokens) sk->min[j] = lo, sk->max[j] = hi;
+        if (!cal_sketch_check(ch, tokens, am, err, sizeof err))
+            cal_die_at(name, off, "tensor '%s' channel %zu: %s", t->name, j, err);
+    }
+    if (fresh) e->s->sk = cal_sketch_new(d);
+    cal_sketch_merge(e->s->sk, sk);
+    cal_sketch_free(sk);
+}
+
 static void add_entry(cal_result *r, const cal_st_file *f, const char *label, const cal_st_tensor *H) {
     const char *name = cal_st_name(f);
     if (H->ndim != 2 || H->shape[0] != H->shape[1] || !H->shape[0] || H->shape[0] > (1u << 20))
@@ -199,6 +314,7 @@ static void add_entry(cal_result *r, const cal_st_file *f, const char *label, co
         cal_die("%s: tensor '%s' has dtype %s, want F32 or F64", name, H->name, H->dtype);
     size_t d = H->shape[0];
     cal_result_entry *e = cal_result_find(r, label);
+    int fresh = !e;
     if (!e) {
         cal_result_counts zero = {0};
         e = cal_result_add(r, label, cal_hess_stats_new(d), &zero);
@@ -224,7 +340,9 @@ static void add_entry(cal_result *r, const cal_st_file *f, const char *label, co
         double m = value(f, t[3], j, 1);
         if (m > s->absmax[j]) s->absmax[j] = m;
     }
-    s->count += (double)count(f, label, "tokens");
+    uint64_t tokens = count(f, label, "tokens");
+    add_sketch(r, e, fresh, f, label, tokens, t[3]);
+    s->count += (double)tokens;
     e->c.rows += count(f, label, "rows");
     e->c.padding += count(f, label, "padding");
     e->c.noise_rows += count(f, label, "noise_rows");

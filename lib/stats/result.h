@@ -11,6 +11,15 @@
  * holds the input's (repeated keys joined with newlines), hessian.scale and,
  * with the inverse, hessian.damp.
  *
+ * An entry with percentile sketches (stats/sketch.h) also has min, max
+ * [d] (exact, f64), sketch [d, CAL_SKETCH_STRIDE] (i64, the mergeable
+ * state), and, computed from it for each percentile p of the list:
+ * pct_x_lo (percentile 100 - p of x), pct_x_hi (percentile p of x),
+ * pct_absx (percentile p of |x|), all [P, d] f64, and the same of all the
+ * entry's values (the whole tensor) in pct_x_lo_tensor, pct_x_hi_tensor,
+ * pct_absx_tensor [P]; the metadata hessian.percentiles (the list) and
+ * hessian.sketch (the layout, CAL_SKETCH_FORMAT).
+ *
  * Only the hessian is scaled, on output; every other tensor is a raw sum or
  * count, so results add up: cal_result_add_file undoes the scale and adds
  * each entry into the one with the same label. */
@@ -40,6 +49,8 @@ typedef struct {
     cal_result_entry *e;
     size_t n, cap;
     cal_meta meta;
+    char *percentiles;     /* hessian.percentiles of the files added, or NULL */
+    int percentiles_differ; /* files added hold different lists */
 } cal_result;
 
 /* How the hessian is written. */
@@ -48,7 +59,14 @@ typedef struct {
     int f64;           /* F64 hessian, else F32 */
     int gptq_inverse;  /* also hessian_inv_chol */
     double damp;
+    const double *pct; /* percentiles written for entries with sketches */
+    size_t npct;
 } cal_result_form;
+
+/* Parses a percentile list "99.9,99.99" (1 to CAL_RESULT_MAX_PCT values in
+ * [0, 100]) into pct; returns the count, 0 on a bad list. */
+#define CAL_RESULT_MAX_PCT 32
+size_t cal_result_parse_percentiles(const char *list, double *pct);
 
 /* Adds an entry that takes ownership of s; returns it. */
 cal_result_entry *cal_result_add(cal_result *r, const char *label, cal_hess_stats *s, const cal_result_counts *c);
@@ -57,7 +75,9 @@ cal_result_entry *cal_result_find(cal_result *r, const char *label);
  * the first file's metadata (without the hessian.* keys) becomes r's.
  * Dies with "FILE: ..." on a file that is no result, entries of another d,
  * and values no accumulation makes: NaN or Inf, negative sums of squares,
- * absolute sums or maxima, negative counts. */
+ * absolute sums or maxima, negative counts, sketches that disagree with
+ * the counts, absmax, min or max, or that some inputs of a label have and
+ * others lack. */
 void cal_result_add_file(cal_result *r, const cal_st_file *f);
 /* Writes r to f (not committed). Scales each hessian in place; dies when
  * the damped hessian of the GPTQ inverse is not positive definite. */

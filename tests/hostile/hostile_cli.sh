@@ -116,6 +116,32 @@ expect_fail "cal-hessian: -o that cannot be written leaves no --imatrix" 1 "/dev
   cal-hessian -o /dev/full --imatrix "$T/i2.gguf" --imatrix-name blk.0.ffn_up.weight "$T/v.cal"
 check "... and no --imatrix file" test ! -e "$T/i2.gguf"
 
+# Hostile percentile sketches in a result: counts whose sum wraps uint64, a
+# top bucket far outside the float64 range, a sketch tensor cut short.
+cal-hessian --ranges -o "$T/r.safetensors" "$T/v.cal"
+$PY - "$T" <<'EOF'
+import json, struct, sys
+t = sys.argv[1]
+b = open(t + "/r.safetensors", "rb").read()
+n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n]); at = 8 + n + h["sketch"]["data_offsets"][0]
+def put(name, i, v):
+    c = bytearray(b); struct.pack_into("<q", c, at + 8 * i, v); open(t + "/" + name, "wb").write(c)
+put("wrap.safetensors", 1539, (1 << 63) - 1)  # channel 1, below: with its 2 values, 2^63 + 1 ...
+put("top.safetensors", 0, 1 << 62)
+h["sketch"]["shape"] = [4, 5]; h["sketch"]["data_offsets"][1] = h["sketch"]["data_offsets"][0] + 160
+hb = json.dumps(h).encode(); hb += b" " * (-len(hb) % 8)
+open(t + "/short.safetensors", "wb").write(struct.pack("<Q", len(hb)) + hb + b[8 + n:])
+EOF
+expect_fail "cal-hessian --merge: sketch counts far above the tokens" 1 \
+  "wrap.safetensors: byte [0-9]+: tensor 'sketch' channel 1: sketch counts add up to 9223372036854775809, want 2" \
+  cal-hessian --merge -o "$T/m.safetensors" "$T/wrap.safetensors"
+expect_fail "cal-hessian --merge: a sketch top bucket outside float64" 1 \
+  "top.safetensors: byte [0-9]+: tensor 'sketch' channel 0: sketch top bucket" \
+  cal-hessian --merge -o "$T/m.safetensors" "$T/top.safetensors"
+expect_fail "cal-hessian --merge: a sketch tensor cut short" 1 \
+  "short.safetensors: tensor 'sketch' has 20 values, want 6152" \
+  cal-hessian --merge -o "$T/m.safetensors" "$T/short.safetensors"
+
 # -- -o: a FIFO with a reader, a private device node, process substitution, stdout
 mkfifo "$T/fifo"
 timeout 60 cat "$T/fifo" >"$T/from-fifo" & # a writer that replaced the FIFO never opens it

@@ -44,6 +44,16 @@ def st_write(path, tensors, meta=None):
         f.write(struct.pack("<Q", len(hb)) + hb + b"".join(blobs))
 
 
+def tiny_torch_model(path):
+    """Embedding(500, 24) -> Linear(24, 24) -> ReLU -> Linear(24, 8), saved
+    with torch.save; returns it and 6 x 50 token ids."""
+    import torch
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Embedding(500, 24), torch.nn.Linear(24, 24), torch.nn.ReLU(), torch.nn.Linear(24, 8))
+    torch.save(m, path)
+    return m, np.random.default_rng(1).integers(0, 500, (6, 50)).astype(np.int64)
+
+
 def to_bf16_bits(x):
     """float32 -> bf16 bit patterns (round to nearest even), and their values."""
     u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)

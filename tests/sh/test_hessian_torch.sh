@@ -9,11 +9,9 @@ if ! $PY -c "import torch" 2>/dev/null; then
 fi
 $PY - "$T" <<'PYEOF' || not_ok "make model"
 import sys, numpy as np, torch
+from hessian_lib import tiny_torch_model
 T = sys.argv[1]
-torch.manual_seed(0)
-m = torch.nn.Sequential(torch.nn.Embedding(500, 24), torch.nn.Linear(24, 24), torch.nn.ReLU(), torch.nn.Linear(24, 8))
-torch.save(m, f"{T}/m.pt")
-ids = np.random.default_rng(1).integers(0, 500, (6, 50)).astype(np.int64)
+m, ids = tiny_torch_model(f"{T}/m.pt")
 mask = np.ones_like(ids); mask[0, :7] = 0
 np.save(f"{T}/ids.npy", ids); np.save(f"{T}/mask.npy", mask)
 # The reference runs the same batches (4 rows, then 2) as the script, so the

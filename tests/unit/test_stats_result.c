@@ -35,7 +35,7 @@ static cal_hess_stats *stats(const double *x, size_t n, size_t d) {
 }
 
 static void write_result(cal_result *r, const char *name, const char *scale, int f64) {
-    cal_result_form form = {scale, f64, 0, 0.01};
+    cal_result_form form = {scale, f64, 0, 0.01, NULL, 0};
     cal_file *f = cal_file_create(t_path(name));
     cal_result_write(r, &form, f);
     cal_file_commit(f);

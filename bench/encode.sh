@@ -1,12 +1,21 @@
 #!/bin/sh
-# encode.sh - cal-encode's speed against the references, measured in the
-# same run on the same text (no timed assertions; ratios are printed):
+# encode.sh - cal-encode's speed against the anchors, measured in the same
+# run on the same text (no timed assertions; ratios are printed with their
+# targets, issue 17 item 3):
 #   1. single thread, per tokenizer: cal-encode -j 1 vs the Rust HF tokenizers
 #      (npm @anush008/tokenizers, one document at a time, RAYON_NUM_THREADS=1)
-#      for tokenizer.json; vs python3-sentencepiece for .model files
-#   2. cal-encode -j 2 vs -j 1 (llama3)
-#   3. Gemma 3 tokenizer.json: load time and peak RSS (/usr/bin/time -v)
+#      for tokenizer.json, python3-sentencepiece for .model files; and vs
+#      tiktoken (where `import tiktoken` works: pip, not Debian) for the
+#      tiktoken-style vocabularies, the anchor of the fastest exact encoders
+#      (quicktok: 4-11x tiktoken)
+#   2. qwen3 against llama3 (NFC and single digits must not cost more)
+#   3. cal-encode -j N vs N x -j 1 (llama3), N = the online cores (at least 2)
+#   4. Gemma 3 tokenizer.json: load time and peak RSS (/usr/bin/time -v)
 # Text: about 600 KB of each built-in corpus (make corpora), else local text.
+#   ENCODE_TOKENIZERS  the tokenizers of part 1 (default: all nine)
+#   ENCODE_BASELINE    an older cal-encode (e.g. main's bin/cal-encode): part 1
+#                      also prints our speed against it, run after run
+#                      (target >= 2 for llama3, gpt4o and qwen3)
 . "$(dirname "$0")/lib/preamble.sh"
 sh scripts/fetch-tokenizers.sh
 
@@ -36,24 +45,56 @@ calstream.write_text(os.path.join(w, "text.cal"), docs)
 print("text: %d documents, %.2f MB" % (len(docs), sum(len(d) for _, d in docs) / 1e6))
 PYEOF
 
-ours() { # ours TOKENIZER J -> MB/s from cal-encode -v (encoding only, load excluded)
-  cal-encode -t "$1" -j "$2" -v "$W/text.cal" 2>&1 >/dev/null | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p'
+ours() { # ours TOKENIZER J FILE... -> MB/s from cal-encode -v (encoding only, load excluded)
+  tk=$1 j=$2
+  shift 2
+  ${ENC:-cal-encode} -t "$tk" -j "$j" -v "$@" 2>&1 >/dev/null | sed -n 's/.* \([0-9.]*\) MB\/s.*/\1/p'
 }
-printf '%-16s %10s %10s %8s\n' tokenizer cal-encode reference ratio
-for tk in llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gptoss llama2-spm albert-unigram; do
+mbs() { awk '{ if ($1 > 0) printf "%.2f", $2 / $1 / 1e6 }'; }   # "SECONDS BYTES" -> MB/s
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
+# tiktoken: the first python3 that has it (the system one has not)
+TT=
+for p in python3 $PY; do
+  if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import tiktoken' 2>/dev/null; then TT=$p; break; fi
+done
+
+printf '%-16s %11s %11s %7s %11s %7s\n' tokenizer cal-encode reference ratio tiktoken ratio
+for tk in ${ENCODE_TOKENIZERS:-llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gptoss llama2-spm albert-unigram}; do
   case $tk in
-    *-spm|*-unigram) ref=$($PY bench/encode_spm_speed.py "build/tokenizers/$tk.model" "$W/text.cal") ;;
-    *) ref=$(RAYON_NUM_THREADS=1 node bench/encode_ref_speed.js "build/tokenizers/$tk/tokenizer.json" "$W/text.cal") ;;
+    *-spm|*-unigram) ref=$($PY bench/encode_spm_speed.py "build/tokenizers/$tk.model" "$W/text.cal" | mbs) ;;
+    *) ref=$(RAYON_NUM_THREADS=1 node bench/encode_ref_speed.js "build/tokenizers/$tk/tokenizer.json" "$W/text.cal" | mbs) ;;
   esac
-  refmb=$(echo "$ref" | awk '{ printf "%.2f", $2 / $1 / 1e6 }')
-  m=$(ours "$tk" 1)
-  printf '%-16s %8s/s %8s/s %7.1fx\n' "$tk" "${m}MB" "${refmb}MB" "$(awk -v a="$m" -v b="$refmb" 'BEGIN { print a / b }')"
+  tt=
+  case $tk in
+    llama3|qwen3|gpt4o) [ -n "$TT" ] && tt=$($TT bench/encode_tiktoken_speed.py "build/tokenizers/$tk/tokenizer.json" "$W/text.cal" | mbs) ;;
+  esac
+  m=$(ours "$tk" 1 "$W/text.cal")
+  eval "mb_$tk=\$m"
+  if [ -n "${ENCODE_BASELINE:-}" ]; then
+    b=$(ENC=$ENCODE_BASELINE ours "$tk" 1 "$W/text.cal")
+    printf '%-16s %9s/s against %s: %9s/s = %sx (target >= 2)\n' "$tk" "${m}MB" "$ENCODE_BASELINE" "${b}MB" \
+      "$(ratio "$m" "$b")"
+  fi
+  if [ -n "$tt" ]; then
+    printf '%-16s %9s/s %9s/s %6sx %9s/s %6sx (target >= 4, quicktok 4-11x tiktoken)\n' "$tk" "${m}MB" "${ref}MB" \
+      "$(ratio "$m" "$ref")" "${tt}MB" "$(ratio "$m" "$tt")"
+  else
+    printf '%-16s %9s/s %9s/s %6sx\n' "$tk" "${m}MB" "${ref}MB" "$(ratio "$m" "$ref")"
+  fi
 done
 echo "(reference: Rust HF tokenizers 0.6.0 binding, one document at a time, 1 thread; python3-sentencepiece for .model)"
+[ -n "$TT" ] || echo "(tiktoken: not installed here, pip install tiktoken to measure against it; encode_tiktoken_speed.py builds it from the tokenizer.json)"
+if [ -n "${mb_qwen3:-}" ] && [ -n "${mb_llama3:-}" ]; then
+  echo "qwen3 / llama3 single thread: $(ratio "$mb_qwen3" "$mb_llama3") (target >= 1.0)"
+fi
 
-j1=$(ours llama3 1)
-j2=$(ours llama3 2)
-printf 'llama3 -j 2 vs -j 1: %s vs %s MB/s = %.2fx\n' "$j2" "$j1" "$(awk -v a="$j2" -v b="$j1" 'BEGIN { print a / b }')"
+# Threads: the text four times over (enough batches for every worker).
+n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+[ "$n" -ge 2 ] || n=2
+j1=$(ours llama3 1 "$W/text.cal" "$W/text.cal" "$W/text.cal" "$W/text.cal")
+jn=$(ours llama3 "$n" "$W/text.cal" "$W/text.cal" "$W/text.cal" "$W/text.cal")
+printf 'llama3 -j %d / (%d x -j 1): %s / (%d x %s MB/s) = %s (target >= 0.8)\n' "$n" "$n" "$jn" "$n" "$j1" \
+  "$(ratio "$jn" "$(awk -v a="$j1" -v n="$n" 'BEGIN { print a * n }')")"
 
 size=$(wc -c <build/tokenizers/gemma3/tokenizer.json)
 printf '' | $PY examples/calstream.py text "$W/empty.cal"

@@ -125,10 +125,35 @@ static int split_one(enc *e, const th_pretok *pt, const char *s, size_t a, size_
     return 0;
 }
 
+/* The scanner of a pipeline that is one Split by a hand-written scanner
+ * keeping its matches (*keep_gaps: and the text between them), which can
+ * feed the model directly; TH_RE_PCRE when the pipeline is not that. */
+static int fused_scanner(const tok_hf *t, int *keep_gaps)
+{
+    const th_pretok *sp = NULL;
+    for (size_t k = 0; k < t->npre; k++) {
+        const th_pretok *pt = &t->pre[k];
+        if (pt->kind == TH_PT_BYTELEVEL && !pt->add_prefix_space && !pt->use_regex) continue; /* no-op */
+        if (sp) return TH_RE_PCRE;
+        sp = pt;
+    }
+    if (!sp || !sp->pat.is_regex) return TH_RE_PCRE;
+    if (sp->kind == TH_PT_SPLIT && sp->behavior == TH_SPLIT_ISOLATED) *keep_gaps = 1;
+    else if (sp->kind == TH_PT_SPLIT && sp->behavior == TH_SPLIT_REMOVED && sp->invert) *keep_gaps = 0;
+    else if (sp->kind == TH_PT_BYTELEVEL && !sp->add_prefix_space) *keep_gaps = 1;
+    else return TH_RE_PCRE;
+    return sp->pat.scanner;
+}
+
 /* Runs the pre-tokenizers and the model over one normalized piece. */
 static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
 {
     const tok_hf *t = e->t;
+    int keep_gaps, scanner = fused_scanner(t, &keep_gaps);
+    if (scanner != TH_RE_PCRE) {
+        th_bpe_scan(t, e->sc, scanner, keep_gaps, s, len, e->out);
+        return 0;
+    }
     size_t n = 0, on;
     cal_buf own = { 0 }; /* text rebuilt by a modifying pre-tokenizer */
     th_bufs *bf = th_scratch_bufs(e->sc);
@@ -210,8 +235,16 @@ static int cut_added(enc *e, const th_trie *tr, const char *s, size_t len, gap_f
     const tok_hf *t = e->t;
     int parse_special = (e->flags & CAL_TOK_PARSE_SPECIAL) != 0;
     size_t start_off = 0, i = 0;
+    int only = -1; /* the one byte every added token starts with (memchr finds it), or -2 */
+    for (int b = 0; b < 256 && only != -2; b++)
+        if (tr->first[b]) only = only == -1 ? b : -2;
     while (i < len) {
-        if (!tr->first[(unsigned char)s[i]]) { i++; continue; }
+        if (!tr->first[(unsigned char)s[i]]) {
+            if (only < 0) { i++; continue; }
+            const char *q = memchr(s + i, only, len - i);
+            if (!q) break;
+            i = (size_t)(q - s);
+        }
         uint32_t cur = 0, best = TH_NONE;
         size_t best_end = 0;
         for (size_t j = i; j < len; j++) {
@@ -270,14 +303,22 @@ static int raw_gap(enc *e, const char *s, size_t len, size_t off)
     }
     char *nz;
     size_t nn;
-    if (th_normalize(t, s, len, &nz, &nn, e->err, e->errlen)) return -1;
-    int rc = t->has_norm ? cut_added(e, &t->trie_norm, nz, nn, norm_gap, 0) : pretok_model(e, nz, nn, off == 0);
+    if (th_norm_quick_kind(t) ? th_norm_quick(t, s, len, &nz, &nn, e->err, e->errlen)
+                              : th_normalize(t, s, len, &nz, &nn, e->err, e->errlen))
+        return -1;
+    if (!nz) nn = len; /* th_norm_quick: already normal */
+    const char *z = nz ? nz : s;
+    int rc = t->has_norm ? cut_added(e, &t->trie_norm, z, nn, norm_gap, 0) : pretok_model(e, z, nn, off == 0);
     free(nz);
     return rc;
 }
 
-int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags, cal_ids *out, char *err, size_t errlen)
+int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags, cal_ids *caller_out, char *err, size_t errlen)
 {
+    /* Ids go to a copy of the caller's array header, stored back once at the
+     * end: the header may share a cache line with another thread's (the
+     * batches of cal-encode's pool), and it changes with every token. */
+    cal_ids local = *caller_out, *out = &local;
     size_t fixed_len;
     char *fixed = cal_utf8_repaired(text, len, &fixed_len);
     if (fixed) { text = fixed; len = fixed_len; }
@@ -296,5 +337,6 @@ int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags,
     bf->r[0] = e.r[0]; bf->r[1] = e.r[1];
     bf->rcap[0] = e.rcap[0]; bf->rcap[1] = e.rcap[1];
     free(fixed);
+    *caller_out = local;
     return rc;
 }

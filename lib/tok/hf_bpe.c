@@ -1,41 +1,77 @@
 /* tok_hf_bpe.c - the BPE model: initial symbols (bytes, characters, byte
  * fallback, unk), the merge loop, and a per-thread pre-token cache.
  *
- * The merge loop replays the reference exactly: a min-heap of (rank, symbol
- * position) entries, each remembering the id its merge produces; a popped
- * entry is applied when its symbol is alive, has a right neighbour, and that
- * pair still merges into the remembered id (not necessarily the same pair).
- * O(n log n), so megabyte words are fine. */
+ * The merges replay the reference exactly: it keeps a min-heap of (rank,
+ * position) entries and applies a popped entry when its pair still merges
+ * into the id it remembered, so the pair applied next is always the
+ * lowest-ranked pair present, the leftmost of equal ranks. Words of up to
+ * SMALL symbols find that pair by a scan of the pair ranks (no heap, no
+ * allocation); longer words use the heap, O(n log n), so megabyte words are
+ * fine. The scan is the heap's order only when no two vocabulary strings
+ * share an id (then a pair's merged id names the pair), which th_bpe_prepare
+ * checks.
+ *
+ * Most pre-tokens repeat, so the tokenizer keeps a direct-mapped cache of
+ * the ids of short pre-tokens, shared by the threads that encode with it
+ * (each word is merged once, not once per thread): a slot is one cache
+ * line, a sequence lock (its version, odd while written) and the key's bytes
+ * and its ids. Merge ranks come from a compact 8-byte-per-pair table (and
+ * for byte-level models a dense table of the byte pairs), built once at load. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/utf8.h"
 #include "tok/hf_int.h"
 
-#define CACHE_SLOTS 32768  /* per thread (2.5 MB) */
-#define CACHE_KEY 30       /* longest cached pre-token (bytes) */
-#define CACHE_IDS 8        /* most ids a cached pre-token may yield */
+#define CACHE_BITS 17      /* slots (64 bytes each: 8 MB per tokenizer; on the text of
+                            * bench/encode.sh read twice, 4 MB missed 9% of the
+                            * words, 8 MB 7%) */
+#define CACHE_KEY 24       /* longest cached pre-token (bytes) */
+#define CACHE_IDS 7        /* most ids a cached pre-token may yield */
+#define SMALL 48           /* words of up to SMALL symbols merge without the heap */
 
-typedef struct {
-    uint64_t h;
-    uint64_t serial;
-    uint8_t len, nids;
-    char key[CACHE_KEY];
-    uint32_t ids[CACHE_IDS];
-} cache_slot;
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#define HOT static inline __attribute__((always_inline))
+#else
+#define PREFETCH(p) ((void)(p))
+#define HOT static inline
+#endif
 
-typedef struct { uint32_t id, len; int32_t prev, next; } sym;
+/* w[0]: the version, 0 never written, odd while being written; w[1..3]:
+ * the key's bytes, zero padded; w[4]: len | nids << 8 | ids[0] << 32;
+ * w[5..7]: ids[1..6], two a word. Every access is atomic (relaxed but for
+ * the version), so readers racing a writer read stale words, never UB, and
+ * the version tells them to ignore what they read. */
+typedef struct { _Atomic uint64_t w[8]; } cache_slot;
+_Static_assert(sizeof(cache_slot) == 64, "a cache slot is one cache line");
+
+/* Tables derived from the merges at load. A merge's priority is its rank,
+ * or its merged id when the merged ids grow strictly with the rank (then
+ * the two orders agree and the id needs no second table). */
+struct th_fast {
+    uint64_t *pair;        /* (a << 20 | b) << 24 | (priority + 1), 0 = empty; NULL: use t->merges */
+    uint64_t pmask;
+    unsigned pshift;
+    uint32_t *rank_id;     /* rank -> merged id; NULL when the priority is the id */
+    uint32_t *byte_rank;   /* byte-level: priority of the pair of bytes (x, y) at x << 8 | y; NULL if not */
+    struct vslot { uint64_t k[3]; uint32_t id, len; } *voc; /* ignore_merges: the vocabulary's short strings */
+    unsigned vshift;
+    cache_slot *cache;     /* the pre-token cache, shared by every thread */
+    int scan_ok;           /* vocabulary ids are unique: the rank scan is exact */
+};
+
+typedef struct { uint32_t id, alive; int32_t prev, next; } sym;
 typedef struct { uint64_t key; uint32_t id; } hent; /* key = rank << 32 | pos */
 
 struct th_scratch {
     th_bufs bufs;
-    cache_slot *cache;
+    uint32_t *ids; size_t icap;
     sym *s; size_t scap;
     hent *h; size_t hcap;
 };
@@ -47,7 +83,7 @@ static void scratch_free(void *p)
 {
     th_scratch *sc = p;
     if (!sc) return;
-    free(sc->cache); free(sc->s); free(sc->h);
+    free(sc->ids); free(sc->s); free(sc->h);
     free(sc->bufs.r[0]); free(sc->bufs.r[1]); free(sc->bufs.pv);
     if (sc->bufs.md) pcre2_match_data_free(sc->bufs.md);
     free(sc);
@@ -62,13 +98,209 @@ th_scratch *th_scratch_get(const tok_hf *t)
     th_scratch *sc = pthread_getspecific(scratch_key);
     if (!sc) {
         sc = cal_xcalloc(1, sizeof *sc);
-        sc->cache = cal_xcalloc(CACHE_SLOTS, sizeof *sc->cache);
         (void)pthread_setspecific(scratch_key, sc);
     }
     return sc;
 }
 
 th_bufs *th_scratch_bufs(th_scratch *sc) { return &sc->bufs; }
+
+/* ---- keys: short byte strings as three words ---------------------------- */
+
+static inline uint64_t load64(const char *p) { uint64_t x; memcpy(&x, p, 8); return x; }
+static inline uint64_t load32(const char *p) { uint32_t x; memcpy(&x, p, 4); return x; }
+
+/* s[0..len) (1 <= len <= CACHE_KEY) as three zero-padded words */
+static inline void make_key(const char *s, size_t len, uint64_t k[3])
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* loads inside s[0..len) only; the overlap of two loads is shifted out */
+    if (len >= 16) {
+        k[0] = load64(s); k[1] = load64(s + 8);
+        k[2] = len == 16 ? 0 : load64(s + len - 8) >> (8 * (24 - len));
+    } else if (len >= 8) {
+        k[0] = load64(s);
+        k[1] = len == 8 ? 0 : load64(s + len - 8) >> (8 * (16 - len));
+        k[2] = 0;
+    } else {
+        const unsigned char *u = (const unsigned char *)s;
+        if (len >= 4) k[0] = load32(s) | load32(s + len - 4) << (8 * (len - 4));
+        else k[0] = (uint64_t)u[0] | (uint64_t)u[len / 2] << (8 * (len / 2)) | (uint64_t)u[len - 1] << (8 * (len - 1));
+        k[1] = k[2] = 0;
+    }
+#else
+    memset(k, 0, 3 * sizeof *k);
+    memcpy(k, s, len);
+#endif
+}
+
+/* make_key when 24 bytes can be read at s: three loads, masked */
+static inline void make_key_fast(const char *s, size_t len, uint64_t k[3])
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    static const uint64_t low[9] = { 0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFF, 0xFFFFFFFFFFFF,
+                                     0xFFFFFFFFFFFFFF, UINT64_MAX };
+    size_t l1 = len > 8 ? len - 8 : 0, l2 = len > 16 ? len - 16 : 0;
+    k[0] = load64(s) & low[len < 8 ? len : 8];
+    k[1] = load64(s + 8) & low[l1 < 8 ? l1 : 8];
+    k[2] = load64(s + 16) & low[l2];
+#else
+    make_key(s, len, k);
+#endif
+}
+
+static inline uint64_t key_hash(const uint64_t k[3], size_t len)
+{
+    uint64_t h = (k[0] * 0x9E3779B97F4A7C15ull) ^ (k[1] * 0xC2B2AE3D27D4EB4Full) ^ (k[2] * 0x165667B19E3779F9ull) ^ len;
+    return h * 0xD6E8FEB86659FD93ull;
+}
+
+/* ---- tables built at load ------------------------------------------------ */
+
+static uint64_t pair_hash(uint64_t k, unsigned shift) { return (k * 0x9E3779B97F4A7C15ull) >> shift; }
+
+void th_bpe_prepare(tok_hf *t)
+{
+    th_fast *f = cal_xcalloc(1, sizeof *f);
+    const th_mergemap *m = &t->merges;
+    uint32_t nranks = 0;
+    int compact = 1;
+    for (size_t i = 0; m->slot && i <= m->mask; i++) {
+        const struct th_merge *e = &m->slot[i];
+        if (e->key == UINT64_MAX) continue;
+        if (e->rank + 1 > nranks) nranks = e->rank + 1;
+        if ((e->key >> 32) >> 20 || (e->key & 0xFFFFFFFFu) >> 20 || e->rank >= (1u << 24) - 1) compact = 0;
+    }
+    f->rank_id = cal_xmalloc(((size_t)nranks + 1) * sizeof *f->rank_id);
+    for (uint32_t r = 0; r <= nranks; r++) f->rank_id[r] = TH_NONE;
+    for (size_t i = 0; m->slot && i <= m->mask; i++)
+        if (m->slot[i].key != UINT64_MAX) f->rank_id[m->slot[i].rank] = m->slot[i].id;
+    int by_id = 1;
+    uint32_t last = 0, have = 0;
+    for (uint32_t r = 0; r < nranks && by_id; r++) {
+        if (f->rank_id[r] == TH_NONE) continue;
+        if ((have && f->rank_id[r] <= last) || f->rank_id[r] >= (1u << 24) - 1) by_id = 0;
+        last = f->rank_id[r], have = 1;
+    }
+    if (compact && m->n) {
+        size_t cap = 16;
+        unsigned bits = 4;
+        while (cap < m->n + m->n / 2) cap *= 2, bits++;
+        f->pair = cal_xcalloc(cap, sizeof *f->pair);
+        f->pmask = cap - 1;
+        f->pshift = 64 - bits;
+        for (size_t i = 0; i <= m->mask; i++) {
+            const struct th_merge *e = &m->slot[i];
+            if (e->key == UINT64_MAX) continue;
+            uint64_t k = (e->key >> 32) << 20 | (e->key & 0xFFFFFFFFu);
+            uint64_t j = pair_hash(k, f->pshift);
+            while (f->pair[j]) j = (j + 1) & f->pmask;
+            f->pair[j] = k << 24 | ((by_id ? e->id : e->rank) + 1);
+        }
+    } else by_id = 0;
+    if (by_id) { free(f->rank_id); f->rank_id = NULL; }
+    int bytes_ok = t->byte_level;
+    for (int b = 0; b < 256; b++) if (t->byte_id[b] == TH_NONE) bytes_ok = 0;
+    if (bytes_ok) {
+        f->byte_rank = cal_xmalloc(65536 * sizeof *f->byte_rank);
+        for (int x = 0; x < 65536; x++) {
+            const struct th_merge *e = th_mergemap_get(m, t->byte_id[x >> 8], t->byte_id[x & 255]);
+            f->byte_rank[x] = !e ? TH_NONE : f->rank_id ? e->rank : e->id;
+        }
+    }
+    /* unique ids: no id is given to two vocabulary strings */
+    uint32_t maxid = 0;
+    for (uint32_t i = 0; i < t->vocab.n; i++) if (t->vocab.ent[i].id > maxid) maxid = t->vocab.ent[i].id;
+    uint8_t *seen = cal_xcalloc((size_t)maxid / 8 + 1, 1);
+    f->scan_ok = 1;
+    for (uint32_t i = 0; i < t->vocab.n && f->scan_ok; i++) {
+        uint32_t id = t->vocab.ent[i].id;
+        if (seen[id / 8] & (1u << (id % 8))) f->scan_ok = 0;
+        seen[id / 8] |= (uint8_t)(1u << (id % 8));
+    }
+    free(seen);
+    if (t->ignore_merges) { /* the whole-word check reads one slot, not the map's three places */
+        size_t cap = 16, n = 0;
+        unsigned bits = 4;
+        for (uint32_t i = 0; i < t->vocab.n; i++) n += t->vocab.ent[i].len - 1u < CACHE_KEY;
+        while (cap < n + n / 2) cap *= 2, bits++;
+        f->voc = cal_xcalloc(cap, sizeof *f->voc);
+        f->vshift = 64 - bits;
+        for (uint32_t i = 0; i < t->vocab.n; i++) {
+            const struct th_ent *e = &t->vocab.ent[i];
+            if (e->len - 1u >= CACHE_KEY) continue;
+            uint64_t k[3];
+            make_key(t->vocab.pool + e->off, e->len, k);
+            size_t j = (size_t)(key_hash(k, e->len) >> f->vshift);
+            while (f->voc[j].len) j = (j + 1) & (cap - 1);
+            f->voc[j] = (struct vslot){ { k[0], k[1], k[2] }, e->id, e->len };
+        }
+    }
+    void *p; /* zero bytes are version 0 (never written) in every slot */
+    if (posix_memalign(&p, 64, sizeof(cache_slot) << CACHE_BITS)) cal_die("out of memory");
+    memset(p, 0, sizeof(cache_slot) << CACHE_BITS);
+    f->cache = p;
+    t->fast = f;
+}
+
+void th_bpe_release(tok_hf *t)
+{
+    th_fast *f = t->fast;
+    if (!f) return;
+    free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc); free(f->cache);
+    free(f);
+    t->fast = NULL;
+}
+
+/* the id a merge of priority p makes */
+static inline uint32_t prio_id(const th_fast *f, uint32_t p) { return f->rank_id ? f->rank_id[p] : p; }
+
+/* the priority of merging (a, b), or TH_NONE */
+static inline uint32_t pair_rank(const tok_hf *t, const th_fast *f, uint32_t a, uint32_t b)
+{
+    if (f->pair) {
+        if ((a | b) >> 20) return TH_NONE;
+        uint64_t k = (uint64_t)a << 20 | b;
+        for (uint64_t i = pair_hash(k, f->pshift);; i = (i + 1) & f->pmask) {
+            uint64_t s = f->pair[i];
+            if (!s) return TH_NONE;
+            if (s >> 24 == k) return (uint32_t)(s & 0xFFFFFF) - 1;
+        }
+    }
+    const struct th_merge *m = th_mergemap_get(&t->merges, a, b);
+    return m ? m->rank : TH_NONE;
+}
+
+/* ---- the merge loops ----------------------------------------------------- */
+
+/* Merges id[0..n) (n <= SMALL) with rk[i] the priority of (id[i], id[i + 1]);
+ * returns the new n. Merged-away symbols stay in place with no pair
+ * (rk = TH_NONE) and are skipped through nx/pv. */
+static size_t merge_scan(const tok_hf *t, const th_fast *f, uint32_t *id, uint32_t *rk, size_t n)
+{
+    uint8_t nx[SMALL], pv[SMALL];
+    for (size_t i = 0; i < n; i++) nx[i] = (uint8_t)(i + 1), pv[i] = (uint8_t)(i - 1);
+    if (n) rk[n - 1] = TH_NONE;
+    size_t live = n;
+    while (live > 1) {
+        uint32_t best = TH_NONE;
+        size_t bi = 0;
+        for (size_t i = 0; i + 1 < n; i++)
+            if (rk[i] < best) best = rk[i], bi = i;
+        if (best == TH_NONE) break;
+        size_t j = nx[bi]; /* merged into bi */
+        id[bi] = prio_id(f, best);
+        rk[j] = TH_NONE;
+        nx[bi] = nx[j];
+        if (nx[j] < n) pv[nx[j]] = (uint8_t)bi;
+        live--;
+        if (bi > 0) rk[pv[bi]] = pair_rank(t, f, id[pv[bi]], id[bi]);
+        rk[bi] = nx[bi] < n ? pair_rank(t, f, id[bi], id[nx[bi]]) : TH_NONE;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i = nx[i]) id[k++] = id[i];
+    return k;
+}
 
 static void heap_push(hent *h, size_t *n, hent e)
 {
@@ -98,53 +330,72 @@ static hent heap_pop(hent *h, size_t *n)
     return top;
 }
 
-static size_t utf8_len(unsigned char c)
+/* The reference's heap loop over id[0..n); the result back in id[0..). */
+static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint32_t *id, size_t n)
 {
-    return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
-
-static void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out)
-{
-    cache_slot *cs = NULL;
-    uint64_t h = 0;
-    if (len <= CACHE_KEY) {
-        h = XXH3_64bits(s, len);
-        cs = &sc->cache[h & (CACHE_SLOTS - 1)];
-        if (cs->serial == t->serial && cs->h == h && cs->len == len && !memcmp(cs->key, s, len)) {
-            for (unsigned k = 0; k < cs->nids; k++) cal_ids_push(out, cs->ids[k]);
-            return;
-        }
-    }
-    size_t out0 = out->n;
-    uint32_t whole = t->ignore_merges ? th_strmap_get(&t->vocab, s, len) : TH_NONE;
-    if (whole != TH_NONE) {
-        cal_ids_push(out, whole);
-        goto cache_it;
-    }
-
-    /* initial symbols */
-    if (sc->scap < len) {
-        sc->scap = len + len / 2 + 16;
+    if (sc->scap < n) {
+        sc->scap = n + n / 2 + 16;
         free(sc->s); free(sc->h);
         sc->s = cal_xmalloc(sc->scap * sizeof *sc->s);
         sc->h = cal_xmalloc(2 * sc->scap * sizeof *sc->h); /* pushes <= 2n: each merge pops 1, pushes <= 2 */
     }
     sym *y = sc->s;
+    hent *hp = sc->h;
+    size_t hn = 0;
+    for (size_t i = 0; i < n; i++) y[i] = (sym){ id[i], 1, (int32_t)i - 1, i + 1 < n ? (int32_t)i + 1 : -1 };
+    for (size_t i = 0; i + 1 < n; i++) {
+        uint32_t r = pair_rank(t, f, y[i].id, y[i + 1].id);
+        if (r != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r << 32 | i, prio_id(f, r) });
+    }
+    while (hn) {
+        hent top = heap_pop(hp, &hn);
+        uint32_t pos = (uint32_t)top.key;
+        if (!y[pos].alive || y[pos].next < 0) continue;
+        int32_t nx = y[pos].next;
+        uint32_t r = pair_rank(t, f, y[pos].id, y[nx].id);
+        if (r == TH_NONE || prio_id(f, r) != top.id) continue;
+        y[pos].id = top.id;
+        y[pos].next = y[nx].next;
+        y[nx].alive = 0;
+        if (y[pos].next >= 0) y[y[pos].next].prev = (int32_t)pos;
+        if (y[pos].prev >= 0) {
+            int32_t pv = y[pos].prev;
+            uint32_t r2 = pair_rank(t, f, y[pv].id, y[pos].id);
+            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | (uint32_t)pv, prio_id(f, r2) });
+        }
+        if (y[pos].next >= 0) {
+            uint32_t r2 = pair_rank(t, f, y[pos].id, y[y[pos].next].id);
+            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | pos, prio_id(f, r2) });
+        }
+    }
+    size_t k = 0;
+    for (int32_t i = n ? 0 : -1; i >= 0; i = y[i].next) id[k++] = y[i].id;
+    return k;
+}
+
+static size_t utf8_len(unsigned char c)
+{
+    return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+/* The initial symbols of s into id[] (room for len); returns their number. */
+static size_t initial_symbols(const tok_hf *t, const char *s, size_t len, uint32_t *id)
+{
     size_t n = 0;
-    uint32_t unk_len = 0; /* pending unk (bytes), 0 = none */
+    int unk = 0; /* an unk is pending */
     for (size_t i = 0; i < len;) {
         size_t cl = t->byte_level ? 1 : utf8_len((unsigned char)s[i]);
         if (cl > len - i) cl = len - i;
-        uint32_t id;
-        if (t->byte_level) id = t->byte_id[(unsigned char)s[i]];
+        uint32_t x;
+        if (t->byte_level) x = t->byte_id[(unsigned char)s[i]];
         else if (cl <= 3) {
             int32_t cp;
             cal_utf8_next(s, len, i, &cp);
-            id = t->cp_id[cp];
-        } else id = th_strmap_get(&t->vocab, s + i, cl);
-        if (id != TH_NONE) {
-            if (unk_len) { y[n++] = (sym){ t->unk_id, unk_len, 0, 0 }; unk_len = 0; }
-            y[n++] = (sym){ id, (uint32_t)cl, 0, 0 };
+            x = t->cp_id[cp];
+        } else x = th_strmap_get(&t->vocab, s + i, cl);
+        if (x != TH_NONE) {
+            if (unk) { id[n++] = t->unk_id; unk = 0; }
+            id[n++] = x;
             i += cl;
             continue;
         }
@@ -152,58 +403,126 @@ static void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size_t len,
             size_t k = 0;
             while (k < cl && t->byte_id[(unsigned char)s[i + k]] != TH_NONE) k++;
             if (k == cl) { /* as the reference: a pending unk is not flushed first */
-                for (k = 0; k < cl; k++) y[n++] = (sym){ t->byte_id[(unsigned char)s[i + k]], 1, 0, 0 };
+                for (k = 0; k < cl; k++) id[n++] = t->byte_id[(unsigned char)s[i + k]];
                 i += cl;
                 continue;
             }
         }
         if (t->unk_id != TH_NONE) {
-            if (unk_len && !t->fuse_unk) { y[n++] = (sym){ t->unk_id, unk_len, 0, 0 }; unk_len = 0; }
-            unk_len += (uint32_t)cl;
+            if (unk && !t->fuse_unk) id[n++] = t->unk_id;
+            unk = 1;
         } /* no unk token: the reference drops the character */
         i += cl;
     }
-    if (unk_len) y[n++] = (sym){ t->unk_id, unk_len, 0, 0 };
-    for (size_t i = 0; i < n; i++) { y[i].prev = (int32_t)i - 1; y[i].next = i + 1 < n ? (int32_t)i + 1 : -1; }
+    if (unk) id[n++] = t->unk_id;
+    return n;
+}
 
-    /* merge loop */
-    hent *hp = sc->h;
-    size_t hn = 0;
-    for (size_t i = 0; i + 1 < n; i++) {
-        const struct th_merge *m = th_mergemap_get(&t->merges, y[i].id, y[i + 1].id);
-        if (m) heap_push(hp, &hn, (hent){ (uint64_t)m->rank << 32 | i, m->id });
+/* the id of the vocabulary string s[0..len), or TH_NONE; k its key when len <= CACHE_KEY */
+static uint32_t vocab_id(const tok_hf *t, const char *s, size_t len, const uint64_t *k)
+{
+    const th_fast *f = t->fast;
+    if (!k || !f->voc) return th_strmap_get(&t->vocab, s, len);
+    size_t mask = ((size_t)1 << (64 - f->vshift)) - 1;
+    for (size_t j = (size_t)(key_hash(k, len) >> f->vshift);; j = (j + 1) & mask) {
+        const struct vslot *v = &f->voc[j];
+        if (!v->len) return TH_NONE;
+        if (v->len == len && v->k[0] == k[0] && v->k[1] == k[1] && v->k[2] == k[2]) return v->id;
     }
-    while (hn) {
-        hent top = heap_pop(hp, &hn);
-        uint32_t pos = (uint32_t)top.key;
-        if (!y[pos].len || y[pos].next < 0) continue;
-        int32_t nx = y[pos].next;
-        const struct th_merge *m = th_mergemap_get(&t->merges, y[pos].id, y[nx].id);
-        if (!m || m->id != top.id) continue;
-        y[pos].id = top.id;
-        y[pos].len += y[nx].len;
-        y[pos].next = y[nx].next;
-        y[nx].len = 0;
-        if (y[pos].next >= 0) y[y[pos].next].prev = (int32_t)pos;
-        if (y[pos].prev >= 0) {
-            int32_t pv = y[pos].prev;
-            const struct th_merge *m2 = th_mergemap_get(&t->merges, y[pv].id, y[pos].id);
-            if (m2) heap_push(hp, &hn, (hent){ (uint64_t)m2->rank << 32 | (uint32_t)pv, m2->id });
-        }
-        if (y[pos].next >= 0) {
-            const struct th_merge *m2 = th_mergemap_get(&t->merges, y[pos].id, y[y[pos].next].id);
-            if (m2) heap_push(hp, &hn, (hent){ (uint64_t)m2->rank << 32 | pos, m2->id });
-        }
-    }
-    for (int32_t i = n ? 0 : -1; i >= 0; i = y[i].next) cal_ids_push(out, y[i].id);
+}
 
-cache_it:
-    if (cs && out->n - out0 <= CACHE_IDS) {
-        cs->serial = t->serial; cs->h = h; cs->len = (uint8_t)len;
-        memcpy(cs->key, s, len);
-        cs->nids = (uint8_t)(out->n - out0);
-        if (cs->nids) memcpy(cs->ids, out->v + out0, cs->nids * sizeof(uint32_t));
+/* BPE of one word, without the cache: its ids appended to out; k is the
+ * word's key when len <= CACHE_KEY, else NULL. */
+static void bpe_uncached(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t *k, cal_ids *out)
+{
+    const th_fast *f = t->fast;
+    if (t->ignore_merges) {
+        uint32_t whole = vocab_id(t, s, len, k);
+        if (whole != TH_NONE) { cal_ids_push(out, whole); return; }
     }
+    uint32_t small_id[SMALL], rk[SMALL];
+    size_t n;
+    uint32_t *id = small_id;
+    if (f->byte_rank && f->scan_ok && len <= SMALL) { /* byte-level: symbols and first ranks by table */
+        const unsigned char *u = (const unsigned char *)s;
+        for (size_t i = 0; i < len; i++) id[i] = t->byte_id[u[i]];
+        for (size_t i = 0; i + 1 < len; i++) rk[i] = f->byte_rank[u[i] << 8 | u[i + 1]];
+        n = merge_scan(t, f, id, rk, len);
+    } else {
+        if (len > SMALL) {
+            if (sc->icap < len) { sc->icap = len + len / 2; free(sc->ids); sc->ids = cal_xmalloc(sc->icap * sizeof *sc->ids); }
+            id = sc->ids;
+        }
+        n = initial_symbols(t, s, len, id);
+        if (n <= SMALL && f->scan_ok) {
+            for (size_t i = 0; i + 1 < n; i++) rk[i] = pair_rank(t, f, id[i], id[i + 1]);
+            n = merge_scan(t, f, id, rk, n);
+        } else n = merge_heap(t, f, sc, id, n);
+    }
+    cal_ids_reserve(out, out->n + n);
+    memcpy(out->v + out->n, id, n * sizeof *id);
+    out->n += n;
+}
+
+/* ---- the pre-token cache ------------------------------------------------- */
+
+/* the cache slot of a key */
+static inline size_t key_slot(const uint64_t k[3], size_t len) { return (size_t)(key_hash(k, len) >> (64 - CACHE_BITS)); }
+
+#define LOAD(i) atomic_load_explicit(&cs->w[i], memory_order_relaxed)
+
+/* A word not in its cache slot: merged, then put in the slot unless the
+ * slot is being written (v: the version read before). */
+static void bpe_fill(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t k[3],
+                     cache_slot *cs, uint64_t v, cal_ids *out)
+{
+    size_t out0 = out->n;
+    bpe_uncached(t, sc, s, len, k, out);
+    size_t m = out->n - out0;
+    if (m > CACHE_IDS || (v & 1) ||
+        !atomic_compare_exchange_strong_explicit(&cs->w[0], &v, v + 1, memory_order_acquire, memory_order_relaxed))
+        return; /* too many ids, or another thread is writing the slot */
+    atomic_thread_fence(memory_order_release);
+    uint32_t id[CACHE_IDS] = { 0 };
+    memcpy(id, out->v + out0, m * sizeof *id);
+    uint64_t x[8] = { 0, k[0], k[1], k[2], len | m << 8 | (uint64_t)id[0] << 32, id[1] | (uint64_t)id[2] << 32,
+                      id[3] | (uint64_t)id[4] << 32, id[5] | (uint64_t)id[6] << 32 };
+    for (int i = 1; i < 8; i++) atomic_store_explicit(&cs->w[i], x[i], memory_order_relaxed);
+    atomic_store_explicit(&cs->w[0], v + 2, memory_order_release);
+}
+
+/* One word (len <= CACHE_KEY) through the cache, its key and slot known. */
+HOT void bpe_keyed(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t k[3],
+                     size_t slot, cal_ids *out)
+{
+    cache_slot *cs = &t->fast->cache[slot];
+    uint64_t v = atomic_load_explicit(&cs->w[0], memory_order_acquire);
+    uint64_t m = LOAD(4);
+    if (LOAD(1) == k[0] && LOAD(2) == k[1] && LOAD(3) == k[2] && (m & 0xFF) == len) {
+        uint64_t a = LOAD(5), b = LOAD(6), c = LOAD(7);
+        atomic_thread_fence(memory_order_acquire);
+        if (v && !(v & 1) && LOAD(0) == v) { /* not written meanwhile */
+            if (out->n + CACHE_IDS > out->cap) cal_ids_reserve(out, out->n + CACHE_IDS);
+            uint32_t *o = out->v + out->n;
+            o[0] = (uint32_t)(m >> 32);
+            o[1] = (uint32_t)a, o[2] = (uint32_t)(a >> 32);
+            o[3] = (uint32_t)b, o[4] = (uint32_t)(b >> 32);
+            o[5] = (uint32_t)c, o[6] = (uint32_t)(c >> 32);
+            out->n += m >> 8 & 0xFF;
+            return;
+        }
+    }
+    bpe_fill(t, sc, s, len, k, cs, v, out);
+}
+#undef LOAD
+
+/* One word through the cache. */
+static inline void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out)
+{
+    if (len > CACHE_KEY) { bpe_uncached(t, sc, s, len, NULL, out); return; }
+    uint64_t k[3];
+    make_key(s, len, k);
+    bpe_keyed(t, sc, s, len, k, key_slot(k, len), out);
 }
 
 /* U+2581 at s[p] that follows a character no merge joins to it */
@@ -219,11 +538,10 @@ static int seg_point(const tok_hf *t, const char *s, size_t p)
     return 1;
 }
 
-int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out, char *err, size_t errlen)
+static inline void bpe_piece(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out)
 {
-    (void)err; (void)errlen;
-    if (!len) return 0;
-    if (!t->seg_ok) { bpe_word(t, sc, s, len, out); return 0; }
+    if (!len) return;
+    if (!t->seg_ok) { bpe_word(t, sc, s, len, out); return; }
     size_t a = 0;
     for (size_t p = 1; p + 3 <= len; p++) {
         if ((unsigned char)s[p] != 0xE2 || !seg_point(t, s, p)) continue;
@@ -232,5 +550,38 @@ int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *
         p += 2;
     }
     bpe_word(t, sc, s + a, len - a, out);
+}
+
+int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    bpe_piece(t, sc, s, len, out);
     return 0;
+}
+
+void th_bpe_scan(const tok_hf *t, th_scratch *sc, int scanner, int keep_gaps, const char *s, size_t len, cal_ids *out)
+{
+    enum { BATCH = 16 };
+    size_t from = 0, prev = 0, ms[BATCH], me[BATCH], slot[BATCH], k;
+    uint64_t key[BATCH][3];
+    do {
+        k = th_scan_many(scanner, s, len, &from, ms, me, BATCH);
+        if (!t->seg_ok) /* the keys first, so that their cache lines are fetched together */
+            for (size_t i = 0; i < k; i++) {
+                size_t n = me[i] - ms[i];
+                if (n - 1 >= CACHE_KEY) continue;
+                if (len - ms[i] >= 24) make_key_fast(s + ms[i], n, key[i]);
+                else make_key(s + ms[i], n, key[i]);
+                slot[i] = key_slot(key[i], n);
+                PREFETCH(&t->fast->cache[slot[i]]);
+            }
+        for (size_t i = 0; i < k; i++) {
+            if (keep_gaps && prev < ms[i]) bpe_piece(t, sc, s + prev, ms[i] - prev, out);
+            size_t n = me[i] - ms[i];
+            prev = me[i];
+            if (t->seg_ok || n - 1 >= CACHE_KEY) bpe_piece(t, sc, s + ms[i], n, out);
+            else bpe_keyed(t, sc, s + ms[i], n, key[i], slot[i], out);
+        }
+    } while (k == BATCH);
+    if (keep_gaps && prev < len) bpe_piece(t, sc, s + prev, len - prev, out);
 }

@@ -76,6 +76,10 @@ const char *th_scanner_pattern(int scanner);         /* the regex a scanner impl
 pcre2_code *th_pcre_compile(const char *p, size_t n, int *ec, size_t *eo);
 /* Hand-written scanners: the next leftmost-first match at or after from. */
 int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me);
+/* Up to max successive matches from *from (th_scan_next's, an empty match
+ * moving the search one character on); *from is left where the next search
+ * starts. Returns how many; fewer than max when the text has no more. */
+size_t th_scan_many(int scanner, const char *s, size_t len, size_t *from, size_t *ms, size_t *me, size_t max);
 
 enum { TH_SPLIT_REMOVED, TH_SPLIT_ISOLATED, TH_SPLIT_PREV, TH_SPLIT_NEXT, TH_SPLIT_CONTIG };
 enum { TH_PT_SPLIT, TH_PT_BYTELEVEL, TH_PT_METASPACE, TH_PT_DIGITS };
@@ -122,9 +126,12 @@ typedef struct {
     char repl[8]; size_t repl_len; int prepend; /* METASPACE */
 } th_dec;
 
+typedef struct th_fast th_fast;
+
 struct tok_hf {
     uint64_t serial;          /* identifies this load for the per-thread caches */
     char *path;               /* the file, for messages */
+    th_fast *fast;            /* the merge tables the encoder reads (tok_hf_bpe.c) */
     /* model */
     th_strmap vocab;          /* model-space keys: raw bytes when byte_level */
     th_mergemap merges;
@@ -159,6 +166,12 @@ struct tok_hf {
 typedef struct th_scratch th_scratch;
 int th_bpe(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out, char *err, size_t errlen);
 th_scratch *th_scratch_get(const tok_hf *t); /* per-thread */
+/* Builds t->fast from the loaded merges and vocabulary; frees it. */
+void th_bpe_prepare(tok_hf *t);
+void th_bpe_release(tok_hf *t);
+/* The pre-tokenizer Split(scanner) fused with the model: the ids of every
+ * match of s[0..len), and of the text between them when keep_gaps. */
+void th_bpe_scan(const tok_hf *t, th_scratch *sc, int scanner, int keep_gaps, const char *s, size_t len, cal_ids *out);
 /* per-thread buffers the encoder reuses between calls */
 typedef struct {
     void *r[2]; size_t rcap[2];  /* split ranges */
@@ -172,5 +185,10 @@ const uint16_t *th_byte_cp(void);  /* byte -> code point of the byte-level alpha
 const int16_t *th_cp_byte(void);   /* code point (< 324) -> byte or -1 */
 /* Runs the normalizers: 0 with a malloc'd *out, or -1 with err filled. */
 int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen);
+/* tok_hf_nfc.c: 1 when the normalizer is NFC alone, 2 NFKC alone, else 0;
+ * for those, th_norm_quick normalizes only what the normal form may change:
+ * *out is NULL when s is already normal, else a malloc'd text. */
+int th_norm_quick_kind(const tok_hf *t);
+int th_norm_quick(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen);
 
 #endif

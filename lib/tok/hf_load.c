@@ -628,6 +628,7 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     if (add_post(&l, tj_get(root, "post_processor"), "post_processor")) goto fail;
     if (add_dec(&l, tj_get(root, "decoder"), "decoder")) goto fail;
     fill_id_text(&l, tj_get(tj_get(root, "model"), "vocab"));
+    th_bpe_prepare(t);
     trie_init(&t->trie_raw);
     trie_init(&t->trie_norm);
     for (size_t i = 0; i < t->nadded; i++) {
@@ -670,6 +671,7 @@ void tok_hf_free(tok_hf *t)
     if (!t) return;
     if (t->vocab.slot) th_strmap_free(&t->vocab);
     if (t->merges.slot) th_mergemap_free(&t->merges);
+    th_bpe_release(t);
     if (t->id_str) for (uint32_t i = 0; i < t->nids; i++) free(t->id_str[i]);
     free(t->id_str); free(t->id_len); free(t->id_special);
     free(t->cp_id); free(t->seg_bad);

@@ -96,21 +96,52 @@ static inline unsigned cat(const char *s, size_t len, size_t i, size_t *n, int32
     return cls_of(*cp);
 }
 
-/* end of the run of characters in class mask m from i */
+/* end of the run of characters in class mask m from i (ASCII in a tight loop) */
 static size_t run(const char *s, size_t len, size_t i, unsigned m)
 {
     size_t n;
     int32_t c;
-    while (i < len && (cat(s, len, i, &n, &c) & m)) i += n;
-    return i;
+    for (;;) {
+        while (i < len && (unsigned char)s[i] < 0x80)
+            if (ascii_cls[(unsigned char)s[i]] & m) i++;
+            else return i;
+        if (i >= len || !(cat(s, len, i, &n, &c) & m)) return i;
+        i += n;
+    }
+}
+
+/* run(s, len, i, C_L), ASCII letters 8 at a time */
+static size_t run_letters(const char *s, size_t len, size_t i)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t hi = 0x8080808080808080ull, ones = 0x0101010101010101ull;
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        /* per byte b < 0x80: b | 0x20 in 'a'..'z'; a byte >= 0x80 may carry
+         * into the bytes above it, which the lowest non-letter hides */
+        uint64_t x = w | 0x20 * ones;
+        uint64_t letter = (x + (0x80 - 'a') * ones) & ~(x + (0x80 - 'z' - 1) * ones) & ~w & hi;
+        if (letter == hi) { i += 8; continue; }
+        i += (size_t)__builtin_ctzll(~letter & hi) / 8;
+        if ((unsigned char)s[i] < 0x80) return i;
+        break;
+    }
+#endif
+    return run(s, len, i, C_L);
 }
 
 static size_t run_not(const char *s, size_t len, size_t i, unsigned m)
 {
     size_t n;
     int32_t c;
-    while (i < len && !(cat(s, len, i, &n, &c) & m)) i += n;
-    return i;
+    for (;;) {
+        while (i < len && (unsigned char)s[i] < 0x80)
+            if (!(ascii_cls[(unsigned char)s[i]] & m)) i++;
+            else return i;
+        if (i >= len || (cat(s, len, i, &n, &c) & m)) return i;
+        i += n;
+    }
 }
 
 /* (?i:'s|'t|'re|'ve|'m|'ll|'d) at i; returns its end or 0 */
@@ -156,10 +187,10 @@ static size_t scan_llama3(const char *s, size_t len, size_t i, int maxn)
     size_t n0, n1, e;
     int32_t c0, c1;
     unsigned k0 = cat(s, len, i, &n0, &c0);
-    if ((e = contraction(s, len, i, 1))) return e;
-    if (k0 & C_L) return run(s, len, i + n0, C_L);
+    if (c0 == '\'' && (e = contraction(s, len, i, 1))) return e;
+    if (k0 & C_L) return run_letters(s, len, i + n0);
     unsigned k1 = cat(s, len, i + n0, &n1, &c1);
-    if (!(k0 & (C_CRLF | C_N)) && (k1 & C_L)) return run(s, len, i + n0 + n1, C_L);
+    if (!(k0 & (C_CRLF | C_N)) && (k1 & C_L)) return run_letters(s, len, i + n0 + n1);
     if (k0 & C_N) {
         size_t j = i + n0;
         for (int m = 1; m < maxn && (cat(s, len, j, &n1, &c1) & C_N); m++) j += n1;
@@ -267,7 +298,7 @@ static int in_cjk(int32_t c)
     return (c >= 0x4E00 && c <= 0x9FA5) || (c >= 0x3040 && c <= 0x309F) || (c >= 0x30A0 && c <= 0x30FF);
 }
 
-int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me)
+static inline int scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me)
 {
     if (from >= len) return 0;
     size_t e = 0, i = from, n;
@@ -297,4 +328,67 @@ int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms
     }
     *ms = i; *me = e;
     return 1;
+}
+
+int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me)
+{
+    return scan_next(scanner, s, len, from, ms, me);
+}
+
+/* The commonest matches, ASCII words, without the general machinery: the
+ * end of the match at i, or 0 when the full scanner must decide. */
+
+/* Llama 3, Qwen: [^\r\n\p{L}\p{N}]?\p{L}+ from an ASCII letter, or from
+ * another ASCII character but CR, LF, a digit or an apostrophe (which may
+ * start a contraction) followed by an ASCII letter */
+static inline size_t llama3_ascii(const char *s, size_t len, size_t i)
+{
+    unsigned char c0 = (unsigned char)s[i], c1;
+    if (c0 >= 0x80) return 0;
+    if (ascii_cls[c0] & C_L) return run_letters(s, len, i + 1);
+    if (i + 1 < len && c0 != '\'' && !(ascii_cls[c0] & (C_CRLF | C_N)) && (c1 = (unsigned char)s[i + 1]) < 0x80 &&
+        (ascii_cls[c1] & C_L))
+        return run_letters(s, len, i + 2);
+    return 0;
+}
+
+/* o200k: an optional prefix (not CR, LF, a letter or a digit), then
+ * [A-Z]*[a-z]*, at least one letter, ended by an ASCII character that is
+ * not an apostrophe (a contraction may follow) */
+static inline size_t o200k_ascii(const char *s, size_t len, size_t i)
+{
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x80) return 0;
+    size_t j = i;
+    if (!(ascii_cls[c] & C_L)) {
+        if (ascii_cls[c] & (C_CRLF | C_N)) return 0;
+        j++;
+    }
+    size_t w = j;
+    while (j < len && s[j] >= 'A' && s[j] <= 'Z') j++;
+    while (j < len && s[j] >= 'a' && s[j] <= 'z') j++;
+    if (j == w || (j < len && ((unsigned char)s[j] >= 0x80 || s[j] == '\''))) return 0;
+    return j;
+}
+
+size_t th_scan_many(int scanner, const char *s, size_t len, size_t *from, size_t *ms, size_t *me, size_t max)
+{
+    size_t k = 0, f = *from, e;
+    /* these patterns match at every position: the match at f ends the piece */
+#define EVERY(CALL) for (; k < max && f < len && (me[k] = (CALL)) > f; k++) ms[k] = f, f = me[k]
+    switch (scanner) {
+    case TH_RE_LLAMA3: EVERY((e = llama3_ascii(s, len, f)) ? e : scan_llama3(s, len, f, 3)); break;
+    case TH_RE_QWEN: EVERY((e = llama3_ascii(s, len, f)) ? e : scan_llama3(s, len, f, 1)); break;
+    case TH_RE_O200K: EVERY((e = o200k_ascii(s, len, f)) ? e : scan_o200k(s, len, f)); break;
+    case TH_RE_GPT2: EVERY(scan_gpt2(s, len, f)); break;
+    }
+#undef EVERY
+    while (k < max && scan_next(scanner, s, len, f, &ms[k], &me[k])) {
+        if (me[k] > ms[k]) f = me[k];
+        else if (ms[k] >= len) f = len + 1;
+        else { int32_t c; f = ms[k] + cal_utf8_next(s, len, ms[k], &c); } /* empty: one character on */
+        k++;
+    }
+    *from = f;
+    return k;
 }

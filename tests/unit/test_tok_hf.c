@@ -228,69 +228,73 @@ static void test_errors(void)
     CHECK(!t && !strncmp(err, "byte ", 5), "truncated JSON names the byte offset: %s", err);
 }
 
-/* concurrent encodes on one tokenizer give the single-thread ids */
-typedef struct { const tok_hf *t; int ok; } thr_arg;
+/* concurrent encodes on one tokenizer (one cache, written by whichever
+ * thread meets a word first) give the ids of another instance encoding alone */
+#define NTEXT 4000
+typedef struct { const tok_hf *t; const cal_ids *ref; int first, ok; } thr_arg;
 
+/* text i: words of a, b, c and the specials, 1 to 30 bytes, deterministic in i */
 static void make_text(int i, char *buf, size_t *n)
 {
     static const char *const parts[] = { "ab", " ab", "abc", "<x>", " ", "c", "!", "a<|s|>b", "xcab", " cab " };
+    uint64_t r = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
     *n = 0;
     for (int k = 0; k < 1 + i % 13; k++) {
-        const char *p = parts[(i * 7 + k * 3) % 10];
-        memcpy(buf + *n, p, strlen(p));
-        *n += strlen(p);
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        if (r % 3) {
+            const char *p = parts[r / 3 % 10];
+            memcpy(buf + *n, p, strlen(p));
+            *n += strlen(p);
+        } else {
+            buf[(*n)++] = ' ';
+            for (uint64_t w = 1 + r / 3 % 30, q = r >> 20; w > 0; w--, q /= 3) buf[(*n)++] = (char)('a' + q % 3);
+        }
     }
 }
 
 static void *thr_main(void *p)
 {
     thr_arg *a = p;
-    char buf[256], err[128];
-    cal_ids x = { 0 }, y = { 0 };
+    char buf[512], err[128];
+    cal_ids x = { 0 };
     a->ok = 1;
-    for (int i = 0; i < 3000 && a->ok; i++) {
+    for (int j = 0; j < NTEXT && a->ok; j++) {
+        int i = (a->first + j) % NTEXT;
         size_t n;
         make_text(i, buf, &n);
-        x.n = y.n = 0;
-        a->ok = !tok_hf_encode(a->t, buf, n, (unsigned)(i & 2), &x, err, sizeof err) &&
-                !tok_hf_encode(a->t, buf, n, (unsigned)(i & 2), &y, err, sizeof err) &&
-                x.n == y.n && !memcmp(x.v, y.v, x.n * sizeof *x.v) && x.n > 0;
+        x.n = 0;
+        a->ok = !tok_hf_encode(a->t, buf, n, (unsigned)(i & 2), &x, err, sizeof err) && x.n == a->ref[i].n &&
+                !memcmp(x.v, a->ref[i].v, x.n * sizeof *x.v) && x.n > 0;
     }
     cal_ids_free(&x);
-    cal_ids_free(&y);
     return NULL;
 }
 
 static void test_threads(void)
 {
     char err[256] = "";
-    tok_hf *t = load(byte_level_json(0), err, sizeof err);
-    if (!t) return;
-    /* reference ids from this thread */
-    char buf[256];
-    cal_ids ref[13];
-    for (int i = 0; i < 13; i++) {
+    tok_hf *t = load(byte_level_json(0), err, sizeof err), *alone = load(byte_level_json(0), err, sizeof err);
+    if (!t || !alone) return;
+    char buf[512];
+    static cal_ids ref[NTEXT];
+    for (int i = 0; i < NTEXT; i++) {
         size_t n;
         make_text(i, buf, &n);
         memset(&ref[i], 0, sizeof ref[i]);
-        tok_hf_encode(t, buf, n, 0, &ref[i], err, sizeof err);
+        tok_hf_encode(alone, buf, n, (unsigned)(i & 2), &ref[i], err, sizeof err);
     }
     pthread_t th[4];
     thr_arg a[4];
-    for (int i = 0; i < 4; i++) { a[i].t = t; pthread_create(&th[i], NULL, thr_main, &a[i]); }
+    for (int i = 0; i < 4; i++) {
+        a[i] = (thr_arg){ t, ref, i * 997, 0 };
+        pthread_create(&th[i], NULL, thr_main, &a[i]);
+    }
     int ok = 1;
     for (int i = 0; i < 4; i++) { pthread_join(th[i], NULL); ok &= a[i].ok; }
-    for (int i = 0; i < 13; i++) {
-        size_t n;
-        make_text(i, buf, &n);
-        cal_ids x = { 0 };
-        tok_hf_encode(t, buf, n, 0, &x, err, sizeof err);
-        ok &= x.n == ref[i].n && !memcmp(x.v, ref[i].v, x.n * sizeof *x.v);
-        cal_ids_free(&x);
-        cal_ids_free(&ref[i]);
-    }
-    CHECK(ok, "4 threads encoding at once agree with one thread (per-thread caches)");
+    for (int i = 0; i < NTEXT; i++) cal_ids_free(&ref[i]);
+    CHECK(ok, "4 threads encoding %d texts at once agree with another instance encoding alone", NTEXT);
     tok_hf_free(t);
+    tok_hf_free(alone);
 }
 
 int main(void)

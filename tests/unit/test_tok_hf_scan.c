@@ -34,15 +34,23 @@ static const char *const atoms[] = {
     "\xd8\xb3\xd9\x84\xd8\xa7\xd9\x85", "\xd7\xa9", "\x01", "\x7f",
 };
 
-/* compares the two splitters on s; returns 1 when identical */
+/* compares the scanner (one match at a time, and th_scan_many in batches
+ * of up to 4, as the encoder reads it) with PCRE2 on s; 1 when identical */
 static int same_split(int sc, pcre2_code *re, pcre2_match_data *md, const char *s, size_t len)
 {
     th_pattern a = { 1, sc, NULL, 0, re, NULL }, b = { 1, TH_RE_PCRE, NULL, 0, re, NULL };
-    size_t fa = 0, fb = 0;
+    size_t fa = 0, fb = 0, fc = 0, cs[4], ce[4], cn = 0, ci = 0;
     for (;;) {
         size_t as = 0, ae = 0, bs = 0, be = 0;
         int ra = th_pattern_next(&a, md, s, len, fa, &as, &ae);
         int rb = th_pattern_next(&b, md, s, len, fb, &bs, &be);
+        if (ci == cn) cn = th_scan_many(sc, s, len, &fc, cs, ce, 1 + rnd(4)), ci = 0;
+        int rc = ci < cn;
+        if (rc != rb || (rc && (cs[ci] != bs || ce[ci] != be))) {
+            printf("# th_scan_many %d: %d [%zu,%zu) pcre2 %d [%zu,%zu)\n", sc, rc, rc ? cs[ci] : 0, rc ? ce[ci] : 0, rb, bs, be);
+            ra = !rb; /* report as below */
+        }
+        ci++;
         if (ra != rb || (ra && (as != bs || ae != be))) {
             printf("# scanner %d: at %zu: scanner %d [%zu,%zu) pcre2 %d [%zu,%zu) in \"", sc, fa, ra, as, ae, rb, bs, be);
             for (size_t i = 0; i < len && i < 200; i++) printf((unsigned char)s[i] < 32 || (unsigned char)s[i] > 126 ? "\\x%02x" : "%c", (unsigned char)s[i]);

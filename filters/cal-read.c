@@ -14,6 +14,7 @@
 #include "text/corpus.h"
 #include "text/dedup.h"
 #include "text/docfile.h"
+#include "text/fieldfmt.h"
 #include "text/format.h"
 #include "text/hygiene.h"
 #include "text/length.h"
@@ -21,13 +22,16 @@
 #include "text/source.h"
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
-       O_LIST, O_PROGRESS };
+       O_LIST, O_PROGRESS, O_MISSING };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
      "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, parquet (default: from the name\nand the first bytes)",
      0},
     {0, "sep", "STR", CAL_STAGE, "text documents separated by the literal STR", O_SEP},
-    {0, "field", "PATH", CAL_STAGE, "JSON/Parquet field of the text, dotted (default text)", O_FIELD},
+    {0, "field", "PATH", CAL_STAGE,
+     "JSON/Parquet field of the text, dotted (default text);\nwith braces a template of fields, e.g.\n'{instruction}\\n\\n{input}\\n\\n{output}'",
+     O_FIELD},
+    {0, "missing", "M", CAL_STAGE, "a missing or null template field: error or empty\n(default error)", O_MISSING},
     {0, "template", "T", CAL_STAGE, "chat records: plain, chatml, llama3 (default plain)", O_TEMPLATE},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
@@ -122,6 +126,8 @@ int main(int argc, char **argv) {
     const char *output = NULL, *lab = NULL;
     uint64_t sample = 0, seed = 0;
     int list = 0, verbose = 0, progress = 0;
+    cal_fieldfmt *fmt = NULL;
+    char ferr[256];
     for (int c; (c = cal_args_next(&a)) != -1;) switch (c) {
         case 'f':
             if ((opt.format = cal_fmt_parse(a.val)) < 0) cal_usage_error("unknown format '%s'", a.val);
@@ -131,6 +137,14 @@ int main(int argc, char **argv) {
             break;
         case O_FIELD:
             if (!*(opt.field = a.val)) cal_usage_error("--field needs a name");
+            cal_fieldfmt_free(fmt), fmt = NULL;
+            if (cal_fieldfmt_is(a.val) && !(fmt = cal_fieldfmt_parse(a.val, ferr, sizeof ferr)))
+                cal_usage_error("--field: %s", ferr);
+            F.json.fmt = fmt;
+            break;
+        case O_MISSING:
+            if (strcmp(a.val, "error") && strcmp(a.val, "empty")) cal_usage_error("--missing takes error or empty");
+            F.json.missing_empty = !strcmp(a.val, "empty");
             break;
         case O_TEMPLATE:
             if ((F.json.tmpl = cal_chat_template(a.val)) < 0)
@@ -161,8 +175,7 @@ int main(int argc, char **argv) {
     }
     if (a.noperands == 0) cal_usage_error("no SOURCE given (a corpus name, file, directory or -)");
     if (cal_args_given(&a, O_SEED) && !opt.sampling) cal_usage_error("--seed goes with --sample");
-    if (F.json.tmpl != CAL_CHAT_PLAIN && opt.format == CAL_FMT_PARQUET)
-        cal_usage_error("--template applies to JSON chat records");
+    if (cal_args_given(&a, O_MISSING) && !fmt) cal_usage_error("--missing goes with a template --field '{...}'");
 
     W = cal_writer_open(output);
     int sargc;
@@ -197,6 +210,7 @@ int main(int argc, char **argv) {
                 (unsigned long long)F.nulls, (unsigned long long)(H.replaced + F.json.replaced));
     cal_hygiene_free(&H);
     cal_docfile_free(&F);
+    cal_fieldfmt_free(fmt);
     cal_dedup_free(&D);
     cal_args_free(&a);
     return 0;

@@ -9,11 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "base/buf.h"
+#include "text/fieldfmt.h"
 
 typedef struct {
     const char *field;  /* dotted path of the text: "text", "meta.body", "a.0" */
     int tmpl;           /* chat layout (CAL_CHAT_*) */
+    const cal_fieldfmt *fmt; /* a template of fields (--field '{a}...'), or NULL */
+    int missing_empty;  /* a missing or null field of fmt is empty, not an error */
     int strict;         /* invalid UTF-8 in a line parsed in full is an error */
     uint64_t nulls;     /* lines whose text is null (skipped) */
     uint64_t replaced;  /* invalid UTF-8 sequences replaced in lines parsed in full */
@@ -27,9 +32,14 @@ typedef struct {
  * line it concerns. The text is the string at j->field; a line that is just a
  * JSON string is the text. A record without the field that has a list
  * "messages" or "conversations" is a chat, flattened with j->tmpl (so are
- * these fields when j->field names them). */
+ * these fields when j->field names them). A list of strings is one
+ * document, its strings joined by a blank line. With j->fmt the text is the
+ * template filled from the record (text/fieldfmt.h). */
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
                   size_t errlen, size_t *pos);
+/* The same for a record already parsed (a Parquet row, io/parquet_rec.h):
+ * 1, 0 (a null value), or -1 with the message in err. */
+int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t *tn, char *err, size_t errlen);
 void cal_jsonl_free(cal_jsonl *j);
 
 #endif

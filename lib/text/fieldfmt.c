@@ -42,7 +42,7 @@ json_t *cal_json_at(const json_t *v, const char *path) {
     return (json_t *)v;
 }
 
-int cal_fieldfmt_is(const char *s) { return strchr(s, '{') != NULL; }
+int cal_fieldfmt_is(const char *s) { return strpbrk(s, "{}") != NULL; }
 
 static int bad(char *err, size_t errlen, const char *fmt, ...) CAL_PRINTF(3, 4);
 static int bad(char *err, size_t errlen, const char *fmt, ...) {

@@ -20,7 +20,7 @@
 
 typedef struct cal_fieldfmt cal_fieldfmt;
 
-/* 1 when s is a template rather than a field path (it holds a '{'). */
+/* 1 when s is a template rather than a field path (it holds a brace). */
 int cal_fieldfmt_is(const char *s);
 /* Compiles a template; NULL with the message in err when it is malformed
  * (an unclosed '{', a lone '}', an empty or formatted field, an unknown

@@ -245,7 +245,7 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
             free(sch);
             sch = q->sch = NULL;
             if (!column) continue;
-            if (leaf < 0 && list_hit) fail_at(q, base, "column '%s' is a list column: unsupported", column);
+            if (leaf < 0 && list_hit) fail_at(q, base, "column '%s' is a list or struct column, not a string column", column);
             if (leaf < 0) fail_at(q, base, "no column '%s' in the file", column);
         } else if (id == 3 && t == TC_I64) {
             int64_t v = tc_zigzag(&r);
@@ -471,12 +471,12 @@ static void decode_values(cal_pq *q, int enc, pq_span *s, size_t n) {
 /* The `n` levels of a page, each at most max (all 0 when max is 0): from
  * v2's separate bytes [v2, v2 + v2len) or, for v1 (v2 NULL), from s after a
  * 4-byte length, advancing s. */
-static uint32_t *levels(cal_pq *q, pq_span *s, const uint8_t *v2, size_t v2len, int max, uint32_t *out, size_t *cap,
-                        size_t n, const char *what) {
-    out = grow(q, out, cap, n + 1, sizeof *out, s->off);
+static void levels(cal_pq *q, pq_span *s, const uint8_t *v2, size_t v2len, int max, uint32_t **outp, size_t *cap,
+                   size_t n, const char *what) {
+    uint32_t *out = *outp = grow(q, *outp, cap, n + 1, sizeof *out, s->off);
     if (max == 0) {
         memset(out, 0, n * sizeof *out);
-        return out;
+        return;
     }
     pq_span ls = *s;
     if (v2) {
@@ -493,7 +493,6 @@ static uint32_t *levels(cal_pq *q, pq_span *s, const uint8_t *v2, size_t v2len, 
     pq_rle_hybrid(&ls, w, out, n);
     for (size_t i = 0; i < n; i++)
         if (out[i] > (uint32_t)max) fail_at(q, s->off, "%s level %u above the maximum %d", what, out[i], max);
-    return out;
 }
 
 /* Reads the next page of the current chunk; returns 0 when the chunk is done. */
@@ -580,10 +579,10 @@ static int next_page(cal_pq *q) {
         pq_span s = {q->page, q->page + vlen, hoff, hook, q};
         /* v1: repetition then definition levels, each after a 4-byte length;
          * v2: both uncompressed before the values, lengths in the header */
-        q->reps = levels(q, &s, type == PAGE_DATA_V2 ? lv : NULL, (size_t)(replen > 0 ? replen : 0), q->max_rep,
-                         q->reps, &q->reps_cap, (size_t)nv, "repetition");
-        q->defs = levels(q, &s, type == PAGE_DATA_V2 ? lv + (replen > 0 ? replen : 0) : NULL,
-                         (size_t)(deflen > 0 ? deflen : 0), q->max_def, q->defs, &q->defs_cap, (size_t)nv, "definition");
+        levels(q, &s, type == PAGE_DATA_V2 ? lv : NULL, (size_t)(replen > 0 ? replen : 0), q->max_rep, &q->reps,
+               &q->reps_cap, (size_t)nv, "repetition");
+        levels(q, &s, type == PAGE_DATA_V2 ? lv + (replen > 0 ? replen : 0) : NULL, (size_t)(deflen > 0 ? deflen : 0),
+               q->max_def, &q->defs, &q->defs_cap, (size_t)nv, "definition");
         size_t present = 0;
         for (int32_t i = 0; i < nv; i++) present += q->defs[i] == (uint32_t)q->max_def;
         q->nulls += (uint64_t)nv - present;

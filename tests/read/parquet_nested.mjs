@@ -52,6 +52,7 @@ const duck = async (name, opts) =>
 await duck('nduck_snappy_V1', 'COMPRESSION snappy, ROW_GROUP_SIZE 700');
 await duck('nduck_zstd_V2', 'COMPRESSION zstd, ROW_GROUP_SIZE 1000, PARQUET_VERSION V2');
 await duck('nduck_gzip_1rg', 'COMPRESSION gzip');
+await duck('nduck_unc_V1', 'COMPRESSION uncompressed, ROW_GROUP_SIZE 900');
 
 const str = (name, rep = 'OPTIONAL') => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: rep });
 const schema = [

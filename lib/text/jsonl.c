@@ -52,15 +52,6 @@ static int fail(char *err, size_t errlen, size_t *pos, size_t at, const char *fm
     return -1;
 }
 
-static int soft(char *err, size_t errlen, const char *fmt, ...) CAL_PRINTF(3, 4);
-static int soft(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
                   size_t errlen, size_t *pos) {
     const char *field = j->field;
@@ -118,6 +109,7 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
     json_t *v = json_is_string(root) ? (json_t *)root : cal_json_at(root, field);
     const char *chat_name = chat_field ? field : NULL;
     int r = 1;
+    size_t at; /* a record's errors concern the whole of it */
     if (!v && !chat_field && json_is_object(root)) {
         chat_name = "messages";
         if (!(v = json_object_get(root, chat_name))) chat_name = "conversations", v = json_object_get(root, chat_name);
@@ -129,19 +121,19 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
         *text = j->str.p, *tn = j->str.n;
     } else if (json_is_array(v) && chat_name) {
         if (cal_chat_flatten(v, j->tmpl, &j->chat)) *text = j->chat.p ? j->chat.p : "", *tn = j->chat.n;
-        else r = soft(err, errlen, "chat record without role/content strings");
+        else r = fail(err, errlen, &at, 0, "chat record without role/content strings");
     } else if (json_is_array(v) && !chat_name && join_strings(v, &j->str)) {
         *text = j->str.p ? j->str.p : "", *tn = j->str.n;
     } else if (json_is_null(v)) {
         j->nulls++;
         r = 0;
     } else if (!v) {
-        r = soft(err, errlen, "no field '%s' (and no chat 'messages'; other records take a template such as --field "
+        r = fail(err, errlen, &at, 0, "no field '%s' (and no chat 'messages'; other records take a template such as --field "
                  "'{prompt}{completion}')", field);
     } else if (chat_name && !chat_field) {
-        r = soft(err, errlen, "no field '%s', and '%s' is not a chat list", field, chat_name);
+        r = fail(err, errlen, &at, 0, "no field '%s', and '%s' is not a chat list", field, chat_name);
     } else {
-        r = soft(err, errlen, "field '%s' is not a string (or a list of strings)", field);
+        r = fail(err, errlen, &at, 0, "field '%s' is not a string (or a list of strings)", field);
     }
     return r;
 }

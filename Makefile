@@ -71,7 +71,13 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(OBJ)/tests/%)
 # Programs the tests run, not tests themselves (tests/run.sh runs test_* only).
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(OBJ)/tests/%)
+# The hostile-input suite (tests/hostile/): unit tests like the others.
+HOSTILE_SRC := $(sort $(wildcard tests/hostile/test_*.c))
+UNIT_BIN   += $(HOSTILE_SRC:tests/hostile/%.c=$(OBJ)/tests/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+# Each fuzz target also runs without libFuzzer over its kept corpus
+# (tests/fuzz/corpus/NAME), in make check: tests/hostile/fuzz_corpus.sh.
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(OBJ)/tests/%)
 DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
 .PHONY: all deps check install uninstall clean corpora tokenizers bench fuzz setup demo
@@ -129,6 +135,15 @@ $(OBJ)/tests/%: tests/helpers/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
+$(OBJ)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
+	@mkdir -p $(@D)
+	$(say) LINK $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -o $@ $< tests/fuzz/replay.c $(LIB) $(LDLIBS_ALL)
+
+$(OBJ)/tests/%: tests/hostile/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(say) LINK $@
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 -include $(DEPFILES)
 
@@ -140,7 +155,7 @@ deps-quiet:
 
 # The suite compares against the built-in corpora and real tokenizers, so it
 # builds/fetches them first (both are no-ops when up to date).
-check: deps-quiet $(PROGS) $(UNIT_BIN) $(HELPER_BIN)
+check: deps-quiet $(PROGS) $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_REPLAY)
 	@sh scripts/deps.sh test
 	@sh corpora/build.sh
 	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi

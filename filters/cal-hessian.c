@@ -191,8 +191,11 @@ int main(int argc, char **argv) {
         cal_buf_free(&b);
     }
     if (out) cal_result_write(&r, &o.form, out);
-    if (imf) cal_file_commit(imf);
-    if (out) cal_file_commit(out);
+    cal_file *all[2];
+    size_t nall = 0;
+    if (out) all[nall++] = out;
+    if (imf) all[nall++] = imf;
+    cal_file_commit_all(all, nall); /* both or neither */
     if (o.verbose) {
         double n = 0, rows = 0, pad = 0, noise = 0, skipped = 0, flop = 0, sec = t1 - t0;
         for (size_t i = 0; i < r.n; i++) {

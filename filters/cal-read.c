@@ -151,9 +151,11 @@ int main(int argc, char **argv) {
                 cal_usage_error("unknown template '%s' (plain, chatml, llama3)", a.val);
             break;
         case 'o': output = a.val; break;
-        case 'L':
-            if (strlen(lab = a.val) > CAL_MAX_LABEL) cal_usage_error("--label longer than %u bytes", CAL_MAX_LABEL);
+        case 'L': {
+            char err[512];
+            if (cal_label_check(lab = a.val, strlen(a.val), err, sizeof err)) cal_usage_error("%s", err);
             break;
+        }
         case O_MIN: opt.min_chars = cal_parse_u64(a.name, a.val, 0, UINT64_MAX); break;
         case O_MAX: opt.max_chars = cal_parse_u64(a.name, a.val, 1, UINT64_MAX); break;
         case 'n': opt.max_docs = cal_parse_u64(a.name, a.val, 1, UINT64_MAX); break;

@@ -27,7 +27,7 @@ start=$(now)
 
 # The tests, slowest first: wall milliseconds of the last run, or else a
 # guess.
-for t in "$CAL_UNIT"/test_* tests/sh/*.sh; do
+for t in "$CAL_UNIT"/test_* tests/sh/*.sh tests/hostile/*.sh; do
   case "$t" in *.d | *.o) continue ;; esac
   [ -f "$t" ] || continue
   case "$t" in *.sh) ;; *) [ -x "$t" ] || continue ;; esac

@@ -2,10 +2,12 @@
  * files on error exits and signals, and write(2) with the EPIPE convention. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/outfile.h"
@@ -36,7 +38,10 @@ void cal__temp_register(const char *path) {
         cal_atexit_cleanup(remove_temps);
         int sigs[] = {SIGINT, SIGTERM, SIGHUP};
         for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-            struct sigaction sa;
+            struct sigaction sa, old;
+            /* An ignored signal stays ignored (nohup, `cmd &` in a script):
+             * the handler would turn it into a kill. */
+            if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
             memset(&sa, 0, sizeof sa);
             sa.sa_handler = on_signal;
             sigaction(sigs[i], &sa, NULL);
@@ -78,25 +83,203 @@ void cal__write_all(int fd, const void *p, size_t n, const char *name) {
 
 struct cal_file {
     int fd;
-    char *path, *tmp;
+    char *path, *tmp, *final;
+    int named; /* not stdout */
     cal_buf buf;
 };
 
-/* Opens PATH.tmp.PID beside PATH (same file system, so rename is atomic). */
-int cal__open_temp(const char *path, char **tmp_out) {
-    cal_buf b = {0};
-    cal_buf_addf(&b, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(b.p, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0666);
-    if (fd < 0) cal_die("%s: cannot create: %s", b.p, strerror(errno));
-    cal__temp_register(b.p);
-    *tmp_out = b.p;
+/* ---- where an output name leads ----------------------------------------- */
+
+enum { OUT_ATOMIC, OUT_IN_PLACE, OUT_DUP };
+
+typedef struct {
+    int how;
+    cal_buf path; /* ATOMIC: the file to replace; IN_PLACE: what to open */
+    int fd;       /* DUP: our descriptor the name stands for */
+    mode_t mode;  /* ATOMIC over an existing file: its permissions */
+    int exists;
+} out_target;
+
+static void split(const char *path, cal_buf *dir, const char **base) {
+    const char *slash = strrchr(path, '/');
+    dir->n = 0;
+    if (!slash) cal_buf_add(dir, ".", 1);
+    else if (slash == path) cal_buf_add(dir, "/", 1);
+    else cal_buf_add(dir, path, (size_t)(slash - path));
+    cal_buf_addc(dir, 0);
+    dir->n--;
+    *base = slash ? slash + 1 : path;
+}
+
+/* Follows PATH to what writing it should touch: a symlink is followed (its
+ * target is written, the link stays); a name of one of our descriptors
+ * (/dev/stdout, /dev/fd/N, /proc/self/fd/N: process substitution) is that
+ * descriptor; an existing device, FIFO or socket is written in place; a
+ * regular or new file is replaced atomically. 0, or -1 with err. */
+static int resolve(const char *path, out_target *t, char *err, size_t errlen) {
+    cal_buf cur = {0}, dir = {0};
+    cal_buf_add(&cur, path, strlen(path) + 1);
+    /* Our descriptors' directory and the proc file system, by inode: no
+     * realpath in POSIX's base, and /dev/fd is a link to /proc/self/fd. */
+    struct stat fds, proc_fs, ds;
+    int have_fds = stat("/proc/self/fd", &fds) == 0, have_proc = stat("/proc", &proc_fs) == 0;
+    int rc = -1;
+    int hops;
+    for (hops = 0; hops < 40; hops++) {
+        const char *base;
+        split(cur.p, &dir, &base);
+        if (!*base) {
+            snprintf(err, errlen, "is a directory");
+            goto out;
+        }
+        if (stat(dir.p, &ds) != 0) {
+            snprintf(err, errlen, "%s: %s", dir.p, strerror(errno));
+            goto out;
+        }
+        int fdname = have_fds && ds.st_dev == fds.st_dev && ds.st_ino == fds.st_ino;
+        int proc = have_proc && ds.st_dev == proc_fs.st_dev;
+        if (fdname) {
+            char *end;
+            long fd = strtol(base, &end, 10);
+            int fl = *end || fd < 0 || fd > 1 << 30 ? -1 : fcntl((int)fd, F_GETFL);
+            if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+                snprintf(err, errlen, "descriptor %s is not open for writing", base);
+                goto out;
+            }
+            t->how = OUT_DUP, t->fd = (int)fd;
+            rc = 0;
+            goto out;
+        }
+        struct stat st;
+        if (lstat(cur.p, &st) != 0) {
+            if (errno != ENOENT) {
+                snprintf(err, errlen, "%s", strerror(errno));
+                goto out;
+            }
+            t->how = proc ? OUT_IN_PLACE : OUT_ATOMIC;
+            break;
+        }
+        if (S_ISLNK(st.st_mode) && !proc) {
+            char link[4096];
+            ssize_t k = readlink(cur.p, link, sizeof link - 1);
+            if (k < 0) {
+                snprintf(err, errlen, "%s", strerror(errno));
+                goto out;
+            }
+            link[k] = 0;
+            cal_buf next = {0};
+            if (link[0] != '/') cal_buf_addf(&next, "%s/", dir.p);
+            cal_buf_add(&next, link, (size_t)k + 1);
+            cal_buf_free(&cur);
+            cur = next;
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "is a directory");
+            goto out;
+        }
+        t->exists = 1;
+        t->mode = st.st_mode & 07777;
+        t->how = S_ISREG(st.st_mode) && !proc ? OUT_ATOMIC : OUT_IN_PLACE;
+        break;
+    }
+    if (hops == 40) goto out;
+    if (t->how == OUT_ATOMIC && access(dir.p, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "cannot create files in %s: %s", dir.p, strerror(errno));
+        goto out;
+    }
+    t->path = cur;
+    cur.p = NULL;
+    rc = 0;
+out:
+    if (rc && !err[0]) snprintf(err, errlen, "too many levels of symbolic links");
+    cal_buf_free(&cur);
+    cal_buf_free(&dir);
+    return rc;
+}
+
+void cal_output_check(const char *path) {
+    if (!path || !strcmp(path, "-")) return;
+    if (!*path) cal_usage_error("the output name is empty");
+    out_target t = {0};
+    char err[512] = "";
+    if (resolve(path, &t, err, sizeof err)) {
+        if (!strcmp(err, "is a directory")) cal_usage_error("%s: output is a directory", path);
+        cal_die("%s: cannot write: %s", path, err);
+    }
+    cal_buf_free(&t.path);
+}
+
+/* PATH's temp name beside it: "BASE.tmp.PID", BASE cut so that the name
+ * fits the directory's NAME_MAX (a valid 255-byte name stays writable). */
+static void temp_name(const char *path, int attempt, cal_buf *out) {
+    cal_buf dir = {0};
+    const char *base;
+    split(path, &dir, &base);
+    char suffix[48];
+    snprintf(suffix, sizeof suffix, attempt ? ".tmp.%ld.%d" : ".tmp.%ld", (long)getpid(), attempt);
+    long max = pathconf(dir.p, _PC_NAME_MAX);
+    if (max <= 0 || max > 4096) max = 255;
+    size_t keep = strlen(base), room = (size_t)max - strlen(suffix);
+    if (keep > room) keep = room;
+    out->n = 0;
+    cal_buf_add(out, path, (size_t)(base - path) + keep);
+    cal_buf_add(out, suffix, strlen(suffix) + 1);
+    out->n--;
+    cal_buf_free(&dir);
+}
+
+/* Moves fd above 2: with stdout or stderr closed, open() would return 1
+ * or 2, and messages or "stdout" writes would land in the output. */
+static int above_stdio(int fd, const char *name) {
+    if (fd > 2) return fd;
+    int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (hi < 0) cal_die("%s: %s", name, strerror(errno));
+    close(fd);
+    return hi;
+}
+
+int cal__open_out(const char *path, char **tmp_out, char **final_out) {
+    cal_output_check(path);
+    out_target t = {0};
+    char err[512] = "";
+    if (resolve(path, &t, err, sizeof err)) cal_die("%s: cannot write: %s", path, err);
+    int fd = -1;
+    *tmp_out = *final_out = NULL;
+    if (t.how == OUT_DUP) {
+        fd = fcntl(t.fd, F_DUPFD_CLOEXEC, 3); /* shares the offset: `-o /dev/stdout >>log` appends */
+        if (fd < 0) cal_die("%s: %s", path, strerror(errno));
+    } else if (t.how == OUT_IN_PLACE) {
+        fd = open(t.path.p, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0) cal_die("%s: cannot open for writing: %s", path, strerror(errno));
+        fd = above_stdio(fd, path);
+    } else {
+        cal_buf tmp = {0};
+        for (int attempt = 0; fd < 0; attempt++) {
+            temp_name(t.path.p, attempt, &tmp);
+            fd = open(tmp.p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd < 0 && (errno != EEXIST || attempt == 100)) cal_die("%s: cannot create: %s", tmp.p, strerror(errno));
+        }
+        fd = above_stdio(fd, tmp.p);
+        cal__temp_register(tmp.p);
+        if (t.exists && fchmod(fd, t.mode) != 0) cal_die("%s: chmod: %s", tmp.p, strerror(errno));
+        *tmp_out = tmp.p;
+        *final_out = t.path.p;
+        return fd;
+    }
+    if (t.how != OUT_ATOMIC) cal__ignore_sigpipe(); /* a pipe's reader may go: EPIPE as on stdout */
+    cal_buf_free(&t.path);
     return fd;
 }
 
-void cal__commit_temp(int fd, const char *tmp, const char *path) {
-    if (fsync(fd) != 0 && errno != EINVAL) cal_die("%s: fsync: %s", path, strerror(errno));
-    if (close(fd) != 0) cal_die("%s: close: %s", path, strerror(errno));
-    if (rename(tmp, path) != 0) cal_die("%s: rename from %s: %s", path, tmp, strerror(errno));
+void cal__commit_out(int fd, const char *tmp, const char *final, const char *name) {
+    if (!tmp) {
+        if (close(fd) != 0) cal_die("%s: close: %s", name, strerror(errno));
+        return;
+    }
+    if (fsync(fd) != 0 && errno != EINVAL) cal_die("%s: fsync: %s", name, strerror(errno));
+    if (close(fd) != 0) cal_die("%s: close: %s", name, strerror(errno));
+    if (rename(tmp, final) != 0) cal_die("%s: rename from %s: %s", final, tmp, strerror(errno));
     cal__temp_unregister(tmp);
 }
 
@@ -105,15 +288,13 @@ void cal__ignore_sigpipe(void) {
 }
 
 cal_file *cal_file_create(const char *path) {
+    int named = path && strcmp(path, "-");
+    char *tmp = NULL, *final = NULL;
+    int fd = named ? cal__open_out(path, &tmp, &final) : 1; /* before allocating: see cal_writer_open */
+    if (!named) cal__ignore_sigpipe();
     cal_file *f = cal_xcalloc(1, sizeof *f);
-    if (!path || !strcmp(path, "-")) {
-        cal__ignore_sigpipe();
-        f->fd = 1;
-        f->path = cal_xstrdup("stdout");
-    } else {
-        f->path = cal_xstrdup(path);
-        f->fd = cal__open_temp(path, &f->tmp);
-    }
+    f->fd = fd, f->tmp = tmp, f->final = final, f->named = named;
+    f->path = cal_xstrdup(named ? path : "stdout");
     cal_buf_reserve(&f->buf, 1u << 20);
     return f;
 }
@@ -152,6 +333,7 @@ void cal_file_printf(cal_file *f, const char *fmt, ...) {
 
 static void file_free(cal_file *f) {
     free(f->tmp);
+    free(f->final);
     free(f->path);
     cal_buf_free(&f->buf);
     free(f);
@@ -159,7 +341,7 @@ static void file_free(cal_file *f) {
 
 void cal_file_commit(cal_file *f) {
     cal__write_all(f->fd, f->buf.p, f->buf.n, f->path);
-    if (f->tmp) cal__commit_temp(f->fd, f->tmp, f->path);
+    if (f->named) cal__commit_out(f->fd, f->tmp, f->final, f->path);
     file_free(f);
 }
 
@@ -170,7 +352,7 @@ void cal_file_commit_all(cal_file **f, size_t n) {
             cal_die("%s: fsync: %s", f[i]->path, strerror(errno));
     }
     for (size_t i = 0; i < n; i++) {
-        if (f[i]->tmp) cal__commit_temp(f[i]->fd, f[i]->tmp, f[i]->path); /* synced: only renames remain */
+        if (f[i]->named) cal__commit_out(f[i]->fd, f[i]->tmp, f[i]->final, f[i]->path); /* synced: only renames remain */
         file_free(f[i]);
     }
 }

@@ -10,6 +10,11 @@
 /* Writes bytes to a named file atomically (temp + rename), or stdout for
  * NULL/"-". For converters (safetensors, npy, jsonl). */
 typedef struct cal_file cal_file;
+/* Checks an output name before any work (call it when options are parsed):
+ * "" and a directory are usage errors; a name whose directory is missing or
+ * not writable, or a descriptor name that is not open, ends the program
+ * with "PROG: PATH: cannot write: why". NULL and "-" (stdout) pass. */
+void cal_output_check(const char *path);
 cal_file *cal_file_create(const char *path);
 void cal_file_write(cal_file *f, const void *p, size_t n);
 void cal_file_printf(cal_file *f, const char *fmt, ...) CAL_PRINTF(2, 3);
@@ -24,8 +29,15 @@ void cal__temp_register(const char *path);
 void cal__temp_unregister(const char *path);
 /* write(2) all bytes; EPIPE on a pipe exits quietly with status 0. */
 void cal__write_all(int fd, const void *p, size_t n, const char *name);
-int cal__open_temp(const char *path, char **tmp_out);
-void cal__commit_temp(int fd, const char *tmp, const char *path);
+/* Opens PATH for writing: a new or regular file (also through a symlink,
+ * which stays) as a temp file beside it (*tmp_out, registered for removal)
+ * that cal__commit_out fsyncs and renames onto *final_out; a device, FIFO
+ * or descriptor name (/dev/stdout, /dev/fd/N from `-o >(cmd)`) in place,
+ * with *tmp_out = NULL. Runs cal_output_check first. Dies on failure. */
+int cal__open_out(const char *path, char **tmp_out, char **final_out);
+/* Closes fd; for a temp file fsyncs and renames it into place first. name
+ * is the output's name for messages. */
+void cal__commit_out(int fd, const char *tmp, const char *final, const char *name);
 void cal__ignore_sigpipe(void);
 
 #endif

@@ -92,3 +92,22 @@ char *cal_utf8_repaired(const char *s, size_t n, size_t *out_len) {
     cal_buf_addc(&b, 0);
     return b.p;
 }
+
+void cal_utf8_escape(const char *str, size_t n, size_t max, cal_buf *out) {
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0, sub;
+    while (i < n && i < max) {
+        unsigned c = s[i];
+        size_t k = c < 0x80 ? 1 : seq_len(s, i, n, &sub);
+        if (c == '\\' || c == '\'') cal_buf_addc(out, '\\'), cal_buf_addc(out, (char)c);
+        else if (c == '\n') cal_buf_add(out, "\\n", 2);
+        else if (c == '\t') cal_buf_add(out, "\\t", 2);
+        else if (c == '\r') cal_buf_add(out, "\\r", 2);
+        else if (!k || c < 0x20 || c == 0x7f) cal_buf_addf(out, "\\x%02x", c), k = 1;
+        else cal_buf_add(out, s + i, k);
+        i += k;
+    }
+    if (i < n) cal_buf_add(out, "...", 3);
+    cal_buf_addc(out, 0);
+    out->n--;
+}

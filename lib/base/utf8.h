@@ -25,4 +25,10 @@ size_t cal_utf8_next(const char *s, size_t len, size_t i, int32_t *cp);
  * NUL-terminated copy repaired as by cal_utf8_repair, its length in *out_len. */
 char *cal_utf8_repaired(const char *s, size_t n, size_t *out_len);
 
+/* Appends s[0..n) for an error message, NUL-terminated: valid UTF-8 text as
+ * it is, '\\' and '\'' escaped, \n \t \r for those controls and \xHH for other
+ * control bytes and bytes of invalid UTF-8; cut with "..." after `max`
+ * input bytes. Shows exactly which byte is wrong in one line. */
+void cal_utf8_escape(const char *s, size_t n, size_t max, cal_buf *out);
+
 #endif

@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,7 +38,21 @@ struct cal_insrc {
     size_t pos, len, cap;
     uint64_t base;             /* decompressed offset of out[0] */
     int eof;
+    void (*on_error)(void *ctx, uint64_t off, const char *msg);
+    void *ctx;
 };
+
+/* "NAME: byte OFF: msg" and exit 1, or the caller's hook (which must not return). */
+static CAL_NORETURN void fail(const cal_insrc *s, uint64_t off, const char *fmt, ...) CAL_PRINTF(3, 4);
+static void fail(const cal_insrc *s, uint64_t off, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (s->on_error) s->on_error(s->ctx, off, msg);
+    cal_die_at(s->name, off, "%s", msg);
+}
 
 /* Raw bytes: refill s->in when it is empty. Returns 0 at end of input. */
 static int raw_fill(cal_insrc *s) {
@@ -51,7 +67,7 @@ static int raw_fill(cal_insrc *s) {
     } else {
         ssize_t n;
         do n = read(s->fd, s->in, IN_CAP); while (n < 0 && errno == EINTR);
-        if (n < 0) cal_die_at(s->name, s->raw_read, "read error: %s", strerror(errno));
+        if (n < 0) fail(s, s->raw_read, "read error: %s", strerror(errno));
         s->in_pos = 0, s->in_len = (size_t)n;
     }
     s->raw_read += s->in_len;
@@ -70,9 +86,9 @@ static void refill(cal_insrc *s) {
     while (!s->eof && s->len < s->cap) {
         if (!raw_fill(s)) {
             if (s->codec == C_GZIP && s->z_live)
-                cal_die_at(s->name, raw_off(s), "truncated gzip data");
+                fail(s, raw_off(s), "truncated gzip data");
             if (s->codec == C_ZSTD && s->zret != 0)
-                cal_die_at(s->name, raw_off(s), "truncated zstd data");
+                fail(s, raw_off(s), "truncated zstd data");
             s->eof = 1;
             break;
         }
@@ -84,7 +100,7 @@ static void refill(cal_insrc *s) {
             s->in_pos += n, s->len += n;
         } else if (s->codec == C_GZIP) {
             if (!s->z_live) {
-                if (inflateReset(&s->z) != Z_OK) cal_die("%s: inflateReset failed", s->name);
+                if (inflateReset(&s->z) != Z_OK) fail(s, raw_off(s), "inflateReset failed");
                 s->z_live = 1;
             }
             s->z.next_in = s->in + s->in_pos;
@@ -96,13 +112,13 @@ static void refill(cal_insrc *s) {
             s->len = s->cap - s->z.avail_out;
             if (rc == Z_STREAM_END) s->z_live = 0;
             else if (rc != Z_OK && rc != Z_BUF_ERROR)
-                cal_die_at(s->name, raw_off(s), "corrupt gzip data (%s)", s->z.msg ? s->z.msg : "inflate error");
+                fail(s, raw_off(s), "corrupt gzip data (%s)", s->z.msg ? s->z.msg : "inflate error");
         } else {
             ZSTD_inBuffer ib = {s->in, s->in_len, s->in_pos};
             ZSTD_outBuffer ob = {s->out, s->cap, s->len};
             size_t r = ZSTD_decompressStream(s->zd, &ob, &ib);
             if (ZSTD_isError(r))
-                cal_die_at(s->name, raw_off(s), "corrupt zstd data (%s)", ZSTD_getErrorName(r));
+                fail(s, raw_off(s), "corrupt zstd data (%s)", ZSTD_getErrorName(r));
             s->zret = r;
             s->in_pos = ib.pos, s->len = ob.pos;
         }
@@ -128,7 +144,8 @@ static void detect(cal_insrc *s) {
         s->codec = C_GZIP;
         if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) cal_die("out of memory (zlib)");
         s->z_live = 1;
-    } else if (n >= 4 && cal_ld32(b) == 0xFD2FB528u) {
+    } else if (n >= 4 && (cal_ld32(b) == 0xFD2FB528u || (cal_ld32(b) & 0xFFFFFFF0u) == 0x184D2A50u)) {
+        /* a zstd frame, or a skippable frame (pzstd starts every file with one) */
         s->codec = C_ZSTD;
         s->zd = ZSTD_createDCtx();
         if (!s->zd) cal_die("out of memory (zstd)");
@@ -138,9 +155,11 @@ static void detect(cal_insrc *s) {
 
 cal_insrc *cal_insrc_open(const char *path) {
     int std = !path || strcmp(path, "-") == 0;
+    /* Opened before anything is allocated: dying here leaks nothing. */
+    int fd = std ? 0 : open(path, O_RDONLY);
+    if (fd < 0) cal_die("%s: %s", path, strerror(errno));
     cal_insrc *s = make(std ? "stdin" : path);
-    s->fd = std ? 0 : open(path, O_RDONLY);
-    if (s->fd < 0) cal_die("%s: %s", path, strerror(errno));
+    s->fd = fd;
     s->in = cal_xmalloc(IN_CAP);
     detect(s);
     return s;
@@ -152,6 +171,11 @@ cal_insrc *cal_insrc_mem(const void *p, size_t n, const char *name) {
     s->mem = p, s->mem_n = n;
     detect(s);
     return s;
+}
+
+void cal_insrc_on_error(cal_insrc *s, void (*fn)(void *ctx, uint64_t off, const char *msg), void *ctx) {
+    s->on_error = fn;
+    s->ctx = ctx;
 }
 
 const char *cal_insrc_name(const cal_insrc *s) { return s->name; }

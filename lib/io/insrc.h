@@ -17,6 +17,9 @@ typedef struct cal_insrc cal_insrc;
 cal_insrc *cal_insrc_open(const char *path);
 /* Over memory (not copied). */
 cal_insrc *cal_insrc_mem(const void *p, size_t n, const char *name);
+/* Instead of ending the program, a damaged input calls fn, which must not
+ * return (it longjmps; then close the source). For the fuzzer. */
+void cal_insrc_on_error(cal_insrc *s, void (*fn)(void *ctx, uint64_t off, const char *msg), void *ctx);
 const char *cal_insrc_name(const cal_insrc *s);
 /* "gzip", "zstd" or "none". */
 const char *cal_insrc_codec(const cal_insrc *s);

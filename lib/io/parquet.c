@@ -31,6 +31,7 @@ enum { PAGE_DATA = 0, PAGE_INDEX = 1, PAGE_DICT = 2, PAGE_DATA_V2 = 3 };
 
 typedef struct {
     int64_t start, size, num_values, total_uncompressed;
+    int64_t rows;      /* the row group's num_rows (-1 until read) */
     int codec, type;
 } pq_chunk;
 
@@ -66,6 +67,7 @@ struct cal_pq {
     uint32_t *reps, *defs; /* the page's levels */
     size_t reps_cap, defs_cap, nlv, li;
     int chunk_first;   /* the next level is the first of its column chunk */
+    int64_t chunk_rows; /* rows (levels with repetition 0) of the chunk so far */
     cal_pq_node *nodes; /* the schema, in preorder */
     size_t nnodes;
     int64_t *ints, *ints2;
@@ -161,6 +163,7 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
     int t;
     long leaf = -1;
     size_t ncols = 0;
+    int have_rows = 0;
     int list_hit = 0;
     /* schema first (field 2), row groups (field 4) later: the leaf index is known by then */
     while ((t = tc_field(&r, &id)) != TC_STOP) {
@@ -249,8 +252,10 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
             if (leaf < 0) fail_at(q, base, "no column '%s' in the file", column);
         } else if (id == 3 && t == TC_I64) {
             int64_t v = tc_zigzag(&r);
-            q->rows = v > 0 ? (uint64_t)v : 0;
-        } else if (id == 4 && t == TC_LIST && !column) {
+            if (v < 0) fail_at(q, tc_offset(&r), "negative num_rows %lld in the footer", (long long)v);
+            q->rows = (uint64_t)v;
+            have_rows = 1;
+        } else if (id == 4 && t == TC_LIST && !column) { /* the schema only */
             tc_skip(&r, t);
         } else if (id == 4 && t == TC_LIST) {
             if (leaf < 0) fail_at(q, tc_offset(&r), "row groups before the schema");
@@ -264,6 +269,7 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
                 int16_t gid = 0;
                 int gt;
                 int found = 0;
+                q->chunks[g].rows = -1;
                 while ((gt = tc_field(&r, &gid)) != TC_STOP) {
                     if (gid == 1 && gt == TC_LIST) {
                         size_t nc;
@@ -281,13 +287,29 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
                                 } else tc_skip(&r, ct);
                             }
                         }
+                    } else if (gid == 3 && gt == TC_I64) {
+                        q->chunks[g].rows = tc_zigzag(&r);
+                        if (q->chunks[g].rows < 0) fail_at(q, tc_offset(&r), "row group %zu: negative num_rows", g);
                     } else tc_skip(&r, gt);
                 }
                 if (!found) fail_at(q, tc_offset(&r), "row group %zu has no metadata for the column", g);
+                if (q->chunks[g].rows < 0) fail_at(q, tc_offset(&r), "row group %zu has no num_rows", g);
             }
         } else tc_skip(&r, t);
     }
     if (!q->nodes || (column && leaf < 0)) fail_at(q, base, "footer without a schema");
+    if (!have_rows) fail_at(q, base, "footer without num_rows");
+    if (!column) return;
+    /* A damaged footer must not read as a shorter file: the rows the
+     * footer announces are the rows its row groups hold. */
+    uint64_t sum = 0;
+    for (size_t g = 0; g < q->nchunks; g++) {
+        if ((uint64_t)q->chunks[g].rows > UINT64_MAX - sum) fail_at(q, base, "row group sizes overflow");
+        sum += (uint64_t)q->chunks[g].rows;
+    }
+    if (sum != q->rows)
+        fail_at(q, base, "footer says %llu rows, its %zu row groups hold %llu", (unsigned long long)q->rows,
+                q->nchunks, (unsigned long long)sum);
 }
 
 static void open_common(cal_pq *q, const char *column) {
@@ -310,6 +332,11 @@ static void open_common(cal_pq *q, const char *column) {
         if (c->start < 4 || c->size < 0 || (uint64_t)c->start > q->size || (uint64_t)c->size > q->size - (uint64_t)c->start)
             fail_at(q, foff, "row group %zu: column chunk outside the file", g);
         if (c->num_values < 0) fail_at(q, foff, "row group %zu: negative value count", g);
+        /* a flat column (max_rep 0) has one value, or null, per row (a
+         * repeated one is checked as its levels are read) */
+        if (q->max_rep == 0 && c->num_values != c->rows)
+            fail_at(q, foff, "row group %zu: the column has %lld values for %lld rows", g, (long long)c->num_values,
+                    (long long)c->rows);
     }
 }
 
@@ -611,6 +638,7 @@ static int next_level(cal_pq *q, cal_pq_level *lv) {
     for (;;) {
         if (q->li < q->nlv) {
             lv->rep = (int)q->reps[q->li], lv->def = (int)q->defs[q->li++];
+            q->chunk_rows += lv->rep == 0;
             lv->off = q->page_off;
             if (lv->def == q->max_def) {
                 if (q->vi >= q->nvals) fail_at(q, q->page_off, "page has fewer values than its levels");
@@ -622,9 +650,16 @@ static int next_level(cal_pq *q, cal_pq_level *lv) {
             return 1;
         }
         if (q->chunk && next_page(q)) continue;
-        if (q->chunk) { free_chunk(q); q->rg++; }
+        if (q->chunk) {
+            if (q->chunk_rows != q->chunks[q->rg].rows)
+                fail_at(q, (uint64_t)q->chunks[q->rg].start, "row group %zu: the column has %lld rows, the footer %lld",
+                        q->rg, (long long)q->chunk_rows, (long long)q->chunks[q->rg].rows);
+            free_chunk(q);
+            q->rg++;
+        }
         if (q->rg >= q->nchunks) return 0;
         pq_chunk *c = &q->chunks[q->rg];
+        q->chunk_rows = 0;
         if ((uint64_t)c->size > PQ_MAX_ALLOC) fail_at(q, (uint64_t)c->start, "column chunk too large");
         q->chunk = malloc((size_t)c->size + 1);
         if (!q->chunk) fail_at(q, (uint64_t)c->start, "out of memory");

@@ -6,6 +6,7 @@
 #include "base/num.h"
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/utf8.h"
 #include "io/mapfile.h"
 
 #include <errno.h>
@@ -483,11 +484,21 @@ struct cal_st_writer {
 
 cal_st_writer *cal_st_writer_new(void) { return cal_xcalloc(1, sizeof(cal_st_writer)); }
 
+/* The header is JSON, which holds UTF-8 only: jansson would drop the pair. */
+static void need_utf8(const char *what, const char *key, const char *s) {
+    size_t n = strlen(s), good = cal_utf8_valid_prefix(s, n);
+    if (good == n) return;
+    cal_buf b = {0};
+    cal_utf8_escape(s, n, 80, &b);
+    cal_die("safetensors: %s%s%s is not UTF-8 (byte %zu of '%s')", what, key ? " of " : "", key ? key : "", good, b.p);
+}
+
 void cal_st_add(cal_st_writer *w, const char *name, const char *dtype, int ndim,
                 const uint64_t *shape, const void *data) {
     size_t es = cal_st_dtype_size(dtype);
     if (!es) cal_die("safetensors: unknown dtype '%s'", dtype);
     if (ndim < 0 || ndim > CAL_ST_MAX_DIM) cal_die("safetensors: %d dimensions", ndim);
+    need_utf8("tensor name", NULL, name);
     w->t = cal_xrealloc(w->t, (w->nt + 1) * sizeof *w->t);
     wtensor *t = &w->t[w->nt++];
     memset(t, 0, sizeof *t);
@@ -495,11 +506,16 @@ void cal_st_add(cal_st_writer *w, const char *name, const char *dtype, int ndim,
     strcpy(t->dtype, dtype);
     t->ndim = ndim;
     t->size = es;
-    for (int i = 0; i < ndim; i++) t->shape[i] = shape[i], t->size *= shape[i];
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] && t->size > UINT64_MAX / shape[i]) cal_die("safetensors: tensor '%s': shape overflows", name);
+        t->shape[i] = shape[i], t->size *= shape[i];
+    }
     t->data = data;
 }
 
 void cal_st_add_meta(cal_st_writer *w, const char *key, const char *val) {
+    need_utf8("metadata key", NULL, key);
+    need_utf8("metadata value", key, val);
     w->mkey = cal_xrealloc(w->mkey, (w->nmeta + 1) * sizeof *w->mkey);
     w->mval = cal_xrealloc(w->mval, (w->nmeta + 1) * sizeof *w->mval);
     w->mkey[w->nmeta] = cal_xstrdup(key);

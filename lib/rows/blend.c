@@ -27,9 +27,8 @@ void cal_blend_parse(cal_blend_spec *s, const char *spec) {
             if (!(s->weight >= 0)) cal_usage_error("%s: weight must be >= 0", spec);
         } else if (!strncmp(kv, "label=", 6)) {
             if (s->label) cal_usage_error("%s: label= given twice", spec);
-            if (strlen(kv + 6) > CAL_MAX_LABEL) cal_usage_error("%s: label longer than %u bytes", spec, CAL_MAX_LABEL);
-            for (const char *q = kv + 6; *q; q++)
-                if ((unsigned char)*q < 0x20 || *q == 0x7f) cal_usage_error("%s: label has a control character", spec);
+            char err[512];
+            if (cal_label_check(kv + 6, strlen(kv + 6), err, sizeof err)) cal_usage_error("%s", err);
             s->label = cal_xstrdup(kv + 6);
         } else {
             break;

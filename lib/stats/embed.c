@@ -16,6 +16,7 @@ struct cal_embed {
     cal_st_model *m;
     const cal_st_tensor *E;
     char *name;
+    const char *file;  /* the shard holding E, for messages */
     size_t vocab, d;
     int dtype;       /* cal_dtype, or 0 for F64 */
     double *gamma;   /* NULL: no RMSNorm */
@@ -108,6 +109,7 @@ cal_embed *cal_embed_open(const char *spec, const char *rmsnorm, double eps) {
         e->E = find_default(e->m, path, &name);
     }
     e->name = cal_xstrdup(name);
+    cal_st_model_find(e->m, name, &e->file);
     if (e->E->ndim != 2) cal_die("%s: tensor '%s' has %d dimensions, want 2 (vocab x d)", path, e->name, e->E->ndim);
     e->dtype = dtype_of(e->E);
     if (e->dtype < 0)
@@ -115,6 +117,8 @@ cal_embed *cal_embed_open(const char *spec, const char *rmsnorm, double eps) {
     e->vocab = e->E->shape[0];
     e->d = e->E->shape[1];
     if (!e->vocab || !e->d) cal_die("%s: tensor '%s' is empty", path, e->name);
+    if (e->d > CAL_HESS_MAX_D)
+        cal_die_at(e->file, e->E->offset, "tensor '%s' has rows of %zu values; at most %u", e->name, e->d, CAL_HESS_MAX_D);
     if (rmsnorm) {
         const cal_st_tensor *g = cal_st_model_get(e->m, rmsnorm);
         int gd = dtype_of(g);
@@ -123,6 +127,11 @@ cal_embed *cal_embed_open(const char *spec, const char *rmsnorm, double eps) {
             cal_die("%s: RMSNorm weight '%s' must have shape [%zu] to match '%s'", path, rmsnorm, e->d, e->name);
         e->gamma = cal_xmalloc(e->d * sizeof(double));
         load_row(g, gd, 0, e->d, e->gamma);
+        if (!cal_all_finite(e->gamma, e->d)) {
+            const char *gfile = path;
+            cal_st_model_find(e->m, rmsnorm, &gfile);
+            cal_die_at(gfile, g->offset, "RMSNorm weight '%s' holds NaN or Inf", rmsnorm);
+        }
         e->eps = eps;
     }
     free(path);
@@ -135,11 +144,16 @@ const char *cal_embed_tensor(const cal_embed *e) { return e->name; }
 
 void cal_embed_row(const cal_embed *e, uint32_t t, double *out) {
     load_row(e->E, e->dtype, t, e->d, out);
+    size_t es = e->dtype ? cal_dtype_size(e->dtype) : 8;
+    uint64_t off = e->E->offset + (uint64_t)t * e->d * es;
+    if (!cal_all_finite(out, e->d)) cal_die_at(e->file, off, "embedding row %u of '%s' holds NaN or Inf", t, e->name);
     if (!e->gamma) return;
     double ss = 0;
     for (size_t j = 0; j < e->d; j++) ss += out[j] * out[j];
     double r = 1.0 / sqrt(ss / (double)e->d + e->eps);
     for (size_t j = 0; j < e->d; j++) out[j] = out[j] * r * e->gamma[j];
+    if (!cal_all_finite(out, e->d))
+        cal_die_at(e->file, off, "embedding row %u of '%s' overflows its RMSNorm (NaN or Inf)", t, e->name);
 }
 
 void cal_embed_close(cal_embed *e) {

@@ -20,7 +20,9 @@ cal_embed *cal_embed_open(const char *spec, const char *rmsnorm, double eps);
 size_t cal_embed_vocab(const cal_embed *e);
 size_t cal_embed_dim(const cal_embed *e);
 const char *cal_embed_tensor(const cal_embed *e); /* the name found */
-/* out[0..d) = f(E[t]); t < vocab. */
+/* out[0..d) = f(E[t]); t < vocab. A row holding NaN or Inf (before or
+ * after the RMSNorm) ends the program naming the shard and the row's byte
+ * offset: "PROG: FILE: byte OFF: embedding row T of 'NAME' holds NaN or Inf". */
 void cal_embed_row(const cal_embed *e, uint32_t t, double *out);
 void cal_embed_close(cal_embed *e);
 

@@ -46,7 +46,7 @@ void cal_hess_stats_free(cal_hess_stats *s) {
 }
 
 cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads) {
-    if (d == 0 || d > (1u << 20)) cal_die("vector width %zu is out of range", d);
+    if (d == 0 || d > CAL_HESS_MAX_D) cal_die("vector width %zu is out of range (1 to %u)", d, CAL_HESS_MAX_D);
     cal_hess *h = cal_xcalloc(1, sizeof *h);
     h->s = cal_hess_stats_new(d);
     if (!block_rows) {

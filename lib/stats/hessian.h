@@ -29,8 +29,12 @@ typedef struct {
 
 typedef struct cal_hess cal_hess;
 
+/* The widest vectors: H of d*d doubles is 8 TiB at this d. Callers check
+ * their d against it where they can name the input (file, offset). */
+#define CAL_HESS_MAX_D (1u << 20)
+
 /* block_rows 0 = a default sized for the BLAS (about 32 MB per block);
- * threads 0 = one worker per online CPU. */
+ * threads 0 = one worker per online CPU; d in 1..CAL_HESS_MAX_D. */
 cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads);
 int cal_hess_threads(const cal_hess *h);
 size_t cal_hess_block_rows(const cal_hess *h);

@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/utf8.h"
 #include "stream/stream.h"
 
 /* Keys whose values must agree when streams are concatenated or blended. */
@@ -137,6 +138,26 @@ static void add_arg(cal_buf *b, const char *a) {
             plain = 0;
     if (plain) {
         cal_buf_add(b, a, strlen(a));
+        return;
+    }
+    size_t n = strlen(a), good = cal_utf8_valid_prefix(a, n);
+    if (good < n) {
+        /* Metadata is UTF-8: bytes of invalid UTF-8 (a Latin-1 file name)
+         * are written as the shell's $'\xHH', which gives back the argument. */
+        cal_buf_add(b, "$'", 2);
+        for (size_t i = 0; i < n;) {
+            size_t v = cal_utf8_valid_prefix(a + i, n - i);
+            if (!v) {
+                cal_buf_addf(b, "\\x%02x", (unsigned char)a[i++]);
+                continue;
+            }
+            int32_t cp;
+            size_t k = cal_utf8_next(a, n, i, &cp);
+            if (a[i] == '\'' || a[i] == '\\') cal_buf_addc(b, '\\');
+            cal_buf_add(b, a + i, k);
+            i += k;
+        }
+        cal_buf_addc(b, '\'');
         return;
     }
     cal_buf_addc(b, '\'');

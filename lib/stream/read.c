@@ -11,6 +11,7 @@
 #include "base/dtype.h"
 #include "base/err.h"
 #include "base/num.h"
+#include "base/utf8.h"
 #include "stream/internal.h"
 
 #define READ_CHUNK (1u << 20)
@@ -138,7 +139,13 @@ static int check_payload(const uint8_t *p, size_t n, int kind, char *err, size_t
         size_t es = cal_dtype_size(p[8]);
         if (!es) FAIL(off + 8, "unknown VECTORS dtype %u", p[8]);
         if (p[9] || p[10] || p[11] || cal_ld32(p + 12)) FAIL(off + 9, "VECTORS reserved bytes are not zero");
-        uint64_t want = CAL_VEC_HEAD + (uint64_t)rows * d * es;
+        /* rows * d < 2^64 (both are u32), but times es it may wrap: compare
+         * values, not bytes, and never form the byte count unchecked. */
+        uint64_t vals = (uint64_t)rows * d;
+        if (vals > (CAL_MAX_PAYLOAD - CAL_VEC_HEAD) / es)
+            FAIL(off, "VECTORS %u x %u %s exceeds the %u-byte payload limit", rows, d, cal_dtype_name(p[8]),
+                 CAL_MAX_PAYLOAD);
+        uint64_t want = CAL_VEC_HEAD + vals * es;
         if (want != n) FAIL(off, "VECTORS %u x %u %s needs %llu payload bytes, has %zu", rows, d,
                             cal_dtype_name(p[8]), (unsigned long long)want, n);
         return 0;
@@ -193,6 +200,8 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         for (size_t i = 0; i < llen; i++)
             if (h[CAL_REC_HEAD + i] < 0x20 || h[CAL_REC_HEAD + i] == 0x7f)
                 FAIL(off + CAL_REC_HEAD + i, "label has a control character");
+        size_t good = cal_utf8_valid_prefix((const char *)h + CAL_REC_HEAD, llen);
+        if (good < llen) FAIL(off + CAL_REC_HEAD + good, "label is not UTF-8");
         const uint8_t *payload = h + CAL_REC_HEAD + llen;
         if (h[0] == CAL_END) {
             if (llen || plen != 8 || cal_ld64(h + 8))
@@ -223,7 +232,13 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
 static cal_reader *open_common(cal_reader *r) {
     char err[256];
     uint64_t off = 0;
-    if (read_header(r, &r->meta, err, sizeof err, &off)) cal_die_at(r->name, off, "%s", err);
+    if (read_header(r, &r->meta, err, sizeof err, &off)) {
+        /* Freed before dying, so a bad input leaks nothing (LeakSanitizer). */
+        char name[1024];
+        snprintf(name, sizeof name, "%s", r->name);
+        cal_reader_close(r);
+        cal_die_at(name, off, "%s", err);
+    }
     return r;
 }
 

@@ -92,6 +92,19 @@ void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra);
 int cal_meta_equal(const cal_meta *a, const cal_meta *b);
 void cal_meta_free(cal_meta *m);
 
+/* ---- labels ------------------------------------------------------------- */
+/* A record label is at most 255 bytes of UTF-8 text without control
+ * characters (bytes below 0x20, and 0x7F): what every reader accepts and
+ * every export (JSON, safetensors metadata) can hold exactly. */
+/* 0, or -1 with err naming the label and the first bad byte, e.g.
+ * "label 'a\nb' has a control character at byte 1 (a label is UTF-8 text
+ * without control characters, at most 255 bytes)". For option checks. */
+int cal_label_check(const char *label, size_t n, char *err, size_t errlen);
+/* A valid label made from a name (a file's base name): control characters
+ * and each byte of invalid UTF-8 become '_', cut to at most 255 bytes at a
+ * character boundary. out holds CAL_MAX_LABEL + 1 bytes; returns the length. */
+size_t cal_label_from_name(const char *name, size_t n, char *out);
+
 /* ---- records ------------------------------------------------------------ */
 typedef struct {
     int kind;

@@ -1,6 +1,8 @@
 /* stream_write.c - buffered cal-stream writer; the header goes out lazily,
  * and again whenever the metadata changed since the last one. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,27 +21,38 @@
 
 struct cal_writer {
     int fd;
-    char *name, *path, *tmp;
+    char *name, *tmp, *final;
     uint8_t *buf;
     size_t n;
     cal_meta meta, written;   /* current metadata, and that of the last header */
-    int header_out, dirty;
+    int header_out, dirty, named; /* named: not stdout */
     uint64_t seg_records;     /* records since the last header */
+    uint64_t off;             /* bytes written or buffered: where the next record goes */
 };
 
+/* A record or header this writer cannot write: "PROG: OUT: byte OFF: msg". */
+static CAL_NORETURN void writer_die(cal_writer *w, const char *fmt, ...) CAL_PRINTF(2, 3);
+static void writer_die(cal_writer *w, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cal_die_at(w->name, w->off, "%s", msg);
+}
+
 cal_writer *cal_writer_open(const char *path) {
+    int named = path && strcmp(path, "-");
+    char *tmp = NULL, *final = NULL;
+    /* Opened before anything is allocated: dying here leaks nothing. */
+    int fd = named ? cal__open_out(path, &tmp, &final) : 1;
+    if (isatty(fd))
+        cal_usage_error("%s: refusing to write a binary cal-stream to a terminal (pipe it or use -o FILE)",
+                        named ? path : "stdout");
+    if (!named) cal__ignore_sigpipe();
     cal_writer *w = cal_xcalloc(1, sizeof *w);
-    if (!path || !strcmp(path, "-")) {
-        if (isatty(1))
-            cal_usage_error("refusing to write a binary cal-stream to a terminal (pipe it or use -o FILE)");
-        cal__ignore_sigpipe();
-        w->fd = 1;
-        w->name = cal_xstrdup("stdout");
-    } else {
-        w->path = cal_xstrdup(path);
-        w->name = cal_xstrdup(path);
-        w->fd = cal__open_temp(path, &w->tmp);
-    }
+    w->fd = fd, w->tmp = tmp, w->final = final, w->named = named;
+    w->name = cal_xstrdup(named ? path : "stdout");
     w->buf = cal_xmalloc(WRITE_BUF);
     return w;
 }
@@ -56,6 +69,7 @@ static void flush(cal_writer *w) {
 
 static void put(cal_writer *w, const void *p, size_t n) {
     if (n == 0) return; /* p may be NULL */
+    w->off += n;
     if (w->n + n > WRITE_BUF) {
         flush(w);
         if (n > WRITE_BUF / 2) {
@@ -82,8 +96,10 @@ static void maybe_header(cal_writer *w) {
     if (w->header_out && cal_meta_equal(&w->meta, &w->written)) return;
     if (w->header_out) write_end(w);
     w->seg_records = 0;
+    char err[400];
+    if (cal__meta_check(&w->meta, err, sizeof err)) writer_die(w, "%s", err);
     cal_buf h = {0};
-    cal__header_encode(&w->meta, &h);
+    if (cal__header_encode(&w->meta, &h)) writer_die(w, "stream metadata is over the %u-byte limit", CAL_MAX_META);
     put(w, h.p, h.n);
     cal_buf_free(&h);
     cal_meta_copy(&w->written, &w->meta);
@@ -93,10 +109,12 @@ static void maybe_header(cal_writer *w) {
 /* Writes head + label + payload (given in up to two parts) + checksum. */
 static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, uint64_t id,
                        const void *p1, size_t n1, const void *p2, size_t n2) {
-    if (llen > CAL_MAX_LABEL) cal_die("label '%.40s...' is longer than %u bytes", label, CAL_MAX_LABEL);
+    char err[400];
+    if (cal_label_check(label, llen, err, sizeof err)) writer_die(w, "%s", err);
     size_t plen = n1 + n2;
     if (plen > CAL_MAX_PAYLOAD)
-        cal_die("%s record of %zu bytes exceeds the %u-byte limit", cal_kind_name(kind), plen, CAL_MAX_PAYLOAD);
+        writer_die(w, "%s record %016llx of %zu bytes exceeds the %u-byte limit", cal_kind_name(kind),
+                   (unsigned long long)id, plen, CAL_MAX_PAYLOAD);
     if (kind != CAL_END) {
         maybe_header(w);
         w->seg_records++;
@@ -120,6 +138,7 @@ static void write_rec2(cal_writer *w, int kind, const char *label, size_t llen, 
         if (n2) memcpy(o + CAL_REC_HEAD + llen + n1, p2, n2);
         cal_st64(o + total - 8, XXH3_64bits(o, total - 8));
         w->n += total;
+        w->off += total;
         return;
     }
     XXH3_state_t st;
@@ -160,7 +179,9 @@ static const void *le_ids(const uint32_t *ids, size_t n, cal_buf *tmp) {
 
 void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, size_t n) {
     cal_buf tmp = {0};
-    if (n > CAL_MAX_PAYLOAD / 4) cal_die("TOKENS record of %zu ids exceeds the limit", n);
+    if (n > CAL_MAX_PAYLOAD / 4)
+        writer_die(w, "TOKENS record %016llx of %zu ids exceeds the limit of %u", (unsigned long long)id, n,
+                   CAL_MAX_PAYLOAD / 4);
     write_rec2(w, CAL_TOKENS, label, strlen(label), id, le_ids(ids, n, &tmp), 4 * n, NULL, 0);
     cal_buf_free(&tmp);
 }
@@ -169,13 +190,15 @@ void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t
                    const uint8_t *mask, uint32_t len, uint32_t flags) {
     flags &= CAL_ROW_NOISE;
     if (mask) flags |= CAL_ROW_MASK;
-    if (len > (CAL_MAX_PAYLOAD - 8) / 5) cal_die("ROW of %u ids exceeds the limit", len);
+    if (len > (CAL_MAX_PAYLOAD - 8) / 5)
+        writer_die(w, "ROW record %016llx of %u ids exceeds the limit of %u", (unsigned long long)id, len,
+                   (CAL_MAX_PAYLOAD - 8) / 5);
     size_t plen = 8 + 4 * (size_t)len + (mask ? len : 0);
     uint8_t *p = cal_xmalloc(plen);
     cal_buf tmp = {0};
     cal_st32(p, len);
     cal_st32(p + 4, flags);
-    memcpy(p + 8, le_ids(ids, len, &tmp), 4 * (size_t)len);
+    if (len) memcpy(p + 8, le_ids(ids, len, &tmp), 4 * (size_t)len); /* ids may be NULL when len is 0 */
     cal_buf_free(&tmp);
     if (mask)
         for (uint32_t i = 0; i < len; i++) p[8 + 4 * (size_t)len + i] = mask[i] ? 1 : 0;
@@ -186,14 +209,16 @@ void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t
 void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n, uint32_t d,
                        int dtype, const void *data) {
     size_t es = cal_dtype_size(dtype);
-    if (!es) cal_die("unknown VECTORS dtype %d", dtype);
-    uint64_t bytes = (uint64_t)n * d * es;
-    if (bytes > CAL_MAX_PAYLOAD - CAL_VEC_HEAD) cal_die("VECTORS record %u x %u exceeds the limit", n, d);
+    if (!es) writer_die(w, "unknown VECTORS dtype %d", dtype);
+    uint64_t vals = (uint64_t)n * d; /* < 2^64; times es it could wrap */
+    if (vals > (CAL_MAX_PAYLOAD - CAL_VEC_HEAD) / es)
+        writer_die(w, "VECTORS record %016llx of %u x %u exceeds the %u-byte limit", (unsigned long long)id, n, d,
+                   CAL_MAX_PAYLOAD);
     uint8_t head[CAL_VEC_HEAD] = {0};
     cal_st32(head, n);
     cal_st32(head + 4, d);
     head[8] = (uint8_t)dtype;
-    write_rec2(w, CAL_VECTORS, label, strlen(label), id, head, CAL_VEC_HEAD, data, (size_t)bytes);
+    write_rec2(w, CAL_VECTORS, label, strlen(label), id, head, CAL_VEC_HEAD, data, (size_t)(vals * es));
 }
 
 void cal_write_raw(cal_writer *w, const cal_rec *rec) {
@@ -208,9 +233,9 @@ void cal_writer_close(cal_writer *w) {
     maybe_header(w);
     write_end(w);
     flush(w);
-    if (w->tmp) cal__commit_temp(w->fd, w->tmp, w->path);
+    if (w->named) cal__commit_out(w->fd, w->tmp, w->final, w->name);
     free(w->tmp);
-    free(w->path);
+    free(w->final);
     free(w->name);
     free(w->buf);
     cal_meta_free(&w->meta);

@@ -1,6 +1,8 @@
 /* format.c - see format.h. */
 #include "text/format.h"
+#include "stream/stream.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const NAMES[] = {
@@ -67,7 +69,7 @@ void cal_label_from_path(const char *path, char *out, size_t cap) {
                 again = 1;
             }
     }
-    if (n >= cap) n = cap - 1;
-    memcpy(out, b, n);
-    out[n] = 0;
+    char lab[CAL_MAX_LABEL + 1];
+    cal_label_from_name(b, n, lab); /* a valid label: control bytes and bad UTF-8 become '_' */
+    snprintf(out, cap, "%s", lab);
 }

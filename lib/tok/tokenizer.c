@@ -20,7 +20,9 @@
  *                           one (each gets SentencePiece's own dummy prefix),
  *                           as LlamaTokenizer (legacy) splits on its special
  *                           tokens. User-defined pieces are always matched
- *                           by SentencePiece itself. */
+ *                           by SentencePiece itself.
+ *  - Long texts go to SentencePiece in pieces where that gives the same ids
+ *    (spm_chunk.h), else up to a limit, so memory stays bounded. */
 #include "tok/tokenizer.h"
 
 #include <errno.h>
@@ -40,6 +42,7 @@
 #include "tok/config.h"
 #include "tok/find.h"
 #include "tok/hf.h"
+#include "tok/spm_chunk.h"
 #include "tok/spm_shim.h"
 
 typedef struct {
@@ -53,6 +56,7 @@ struct cal_tok {
     spm_shim *spm;
     char *name;
     uint64_t fp;
+    spm_chunking chunking;   /* spm only: how long texts are encoded */
     special_piece *specials; /* spm only: longest first */
     size_t nspecials;
     unsigned char first_byte[256]; /* first bytes of special pieces */
@@ -148,7 +152,10 @@ static int load_file(cal_tok *t, const char *path, char *err, size_t errlen) {
         set_err(err, errlen, "empty file: neither tokenizer.json nor a SentencePiece model");
     } else {
         t->spm = spm_shim_load(data, len, why, sizeof why);
-        if (t->spm) spm_collect_specials(t);
+        if (t->spm) {
+            spm_collect_specials(t);
+            t->chunking = spm_chunking_of(t->spm, data, len);
+        }
         else set_err(err, errlen, "neither JSON (tokenizer.json) nor a SentencePiece model (%s)", why);
     }
     free(data);
@@ -316,7 +323,7 @@ static int spm_encode(const cal_tok *t, const char *s, size_t n, unsigned flags,
 static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned flags, cal_ids *out,
                            char *err, size_t errlen) {
     if (!(flags & CAL_TOK_PARSE_SPECIAL) || !t->nspecials)
-        return spm_shim_encode(t->spm, s, n, out, err, errlen);
+        return spm_chunk_encode(t->spm, &t->chunking, s, n, out, err, errlen);
     size_t start = 0;
     for (size_t i = 0; i < n;) {
         const special_piece *sp = special_at(t, s, i, n);
@@ -324,12 +331,12 @@ static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned f
             i++;
             continue;
         }
-        if (i > start && spm_shim_encode(t->spm, s + start, i - start, out, err, errlen)) return -1;
+        if (i > start && spm_chunk_encode(t->spm, &t->chunking, s + start, i - start, out, err, errlen)) return -1;
         cal_ids_push(out, sp->id);
         i += sp->len;
         start = i;
     }
-    if (n > start) return spm_shim_encode(t->spm, s + start, n - start, out, err, errlen);
+    if (n > start) return spm_chunk_encode(t->spm, &t->chunking, s + start, n - start, out, err, errlen);
     return 0;
 }
 

@@ -156,11 +156,16 @@ def build_inputs(reduced, notes, unicode_suite=False):
     stamp = h.hexdigest()[:16]
     paths = {m: os.path.join(WORK, "input-%s%s-%s.cal" % ("unicode-" if unicode_suite else "", m, stamp)) for m in MODES}
     if all(os.path.exists(p) for p in paths.values()):
+        for p in paths.values():
+            os.utime(p)  # in use: the cleanup below spares inputs used within the hour
         return paths
     for f in os.listdir(WORK):  # stale inputs (not those of a concurrent run)
         p = os.path.join(WORK, f)
-        if f.startswith("input-") and time.time() - os.path.getmtime(p) > 3600:
-            os.remove(p)
+        try:
+            if f.startswith("input-") and time.time() - os.path.getmtime(p) > 3600:
+                os.remove(p)
+        except OSError:  # removed by a concurrent run meanwhile
+            pass
     groups = gen_cases.groups(reduced, special_strings()) if not unicode_suite else None
     for mode, (_, want) in MODES.items():
         if unicode_suite:

@@ -139,4 +139,4 @@ while [ $i -lt 10 ]; do
 done
 eq "blend: four failing reader threads, 10 runs: one line, exit 1, every time" "$good" 10
 expect_fail "blend: a missing source" 1 "^cal-blend: nope.cal: No such file or directory\$" cal-blend in.cal:rows=1 nope.cal:rows=1
-expect_fail "blend: label= with a control character" 2 "label has a control character" cal-blend "in.cal:rows=1:label=$(printf 'a\tb')"
+expect_fail "blend: label= with a control character" 2 "label .a.\\tb. has a control character at byte 1" cal-blend "in.cal:rows=1:label=$(printf 'a\tb')"

@@ -33,6 +33,9 @@ typedef struct {
 } pq_leaf;
 
 struct cal_pqrec {
+    const char *file;  /* the file, or */
+    const void *mem;   /* its bytes in memory */
+    size_t memn;
     cal_pq *schema;
     const cal_pq_node *sn;
     size_t nsn;
@@ -255,14 +258,13 @@ int cal_pqrec_next(cal_pqrec *r, json_t **row, uint64_t *off, char *err, size_t 
 uint64_t cal_pqrec_rows(const cal_pqrec *r) { return r->rows; }
 
 /* ---- open -------------------------------------------------------------------- */
-static int setup(cal_pqrec *r, const char *file, char ***paths) {
+static int setup(cal_pqrec *r, char ***paths) {
     r->sn = cal_pq_schema(r->schema, &r->nsn);
     r->nd = calloc(r->nsn + 1, sizeof *r->nd);
     *paths = calloc(r->nsn + 1, sizeof **paths);
     if (!r->nd || !*paths) return failf(r, "out of memory");
     int nleaf = 0;
     if (walk(r, 0, 0, 0, *paths, "", &nleaf) != r->nsn) return failf(r, "schema does not form a tree");
-    (void)file;
     return 0;
 }
 
@@ -278,7 +280,7 @@ int cal_pqrec_kind(const char *file, const char *path, char *err, size_t errlen)
     if (!(r.schema = cal_pq_open(file, NULL, err, errlen))) return -1;
     char **paths = NULL;
     int kind = -1;
-    if (setup(&r, file, &paths) == 0) {
+    if (setup(&r, &paths) == 0) {
         kind = CAL_PQ_NONE;
         for (size_t i = 1; i < r.nsn; i++)
             if (!strcmp(paths[i], path)) {
@@ -292,13 +294,19 @@ int cal_pqrec_kind(const char *file, const char *path, char *err, size_t errlen)
     return kind;
 }
 
-cal_pqrec *cal_pqrec_open(const char *file, const char *const *cols, size_t ncols, char *err, size_t errlen) {
+static cal_pq *open_column(const cal_pqrec *r, const char *column) {
+    return r->mem ? cal_pq_open_mem(r->mem, r->memn, column, r->err, r->errlen)
+                  : cal_pq_open(r->file, column, r->err, r->errlen);
+}
+
+static cal_pqrec *open_rec(const char *file, const void *mem, size_t memn, const char *const *cols, size_t ncols,
+                           char *err, size_t errlen) {
     cal_pqrec *r = calloc(1, sizeof *r);
     if (!r) return snprintf(err, errlen, "out of memory"), NULL;
-    r->err = err, r->errlen = errlen;
+    r->err = err, r->errlen = errlen, r->file = file, r->mem = mem, r->memn = memn;
     char **paths = NULL;
-    if (!(r->schema = cal_pq_open(file, NULL, err, errlen))) goto fail;
-    if (setup(r, file, &paths) < 0) goto fail;
+    if (!(r->schema = open_column(r, NULL))) goto fail;
+    if (setup(r, &paths) < 0) goto fail;
     r->top = calloc(ncols + 1, sizeof *r->top);
     if (!r->top) goto fail;
     for (size_t k = 0; k < ncols; k++) {
@@ -331,7 +339,7 @@ cal_pqrec *cal_pqrec_open(const char *file, const char *const *cols, size_t ncol
                 failf(r, "column '%s' is not a string (BYTE_ARRAY) column", paths[i]);
                 goto fail;
             }
-            if (!(r->leaf[l0].q = cal_pq_open(file, paths[i], err, errlen))) { free(map); goto fail; }
+            if (!(r->leaf[l0].q = open_column(r, paths[i]))) { free(map); goto fail; }
         }
         /* the node's leaves in the new numbering (contiguous: a subtree) */
         if (l0 >= 0) d->leaf1 = l0 + (d->leaf1 - d->leaf0), d->leaf0 = l0;
@@ -349,6 +357,15 @@ fail:
     free_paths(paths, r->nsn);
     cal_pqrec_close(r);
     return NULL;
+}
+
+cal_pqrec *cal_pqrec_open(const char *file, const char *const *cols, size_t ncols, char *err, size_t errlen) {
+    return open_rec(file, NULL, 0, cols, ncols, err, errlen);
+}
+
+cal_pqrec *cal_pqrec_open_mem(const void *p, size_t n, const char *const *cols, size_t ncols, char *err,
+                              size_t errlen) {
+    return open_rec("", p ? p : "", n, cols, ncols, err, errlen);
 }
 
 void cal_pqrec_close(cal_pqrec *r) {

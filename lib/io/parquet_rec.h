@@ -28,6 +28,9 @@ int cal_pqrec_kind(const char *file, const char *path, char *err, size_t errlen)
 
 /* Opens the top-level columns cols[0..ncols) of the file (each once). */
 cal_pqrec *cal_pqrec_open(const char *file, const char *const *cols, size_t ncols, char *err, size_t errlen);
+/* The same over the bytes of a file in memory (not copied). */
+cal_pqrec *cal_pqrec_open_mem(const void *p, size_t n, const char *const *cols, size_t ncols, char *err,
+                              size_t errlen);
 /* The next row: 1 with *row an object of the opened columns (owned by the
  * reader, valid until the next call) and *off the offset of its first page,
  * 0 at the end, -1 on error. */

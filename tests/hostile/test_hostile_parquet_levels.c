@@ -12,22 +12,9 @@
 
 #include "base/num.h"
 #include "hostile.h"
+#include "thrift_write.h"
 #include "io/parquet_rec.h"
 
-enum { T_I32 = 5, T_I64 = 6, T_BIN = 8, T_LIST = 9, T_STRUCT = 12 };
-
-static void varint(cal_buf *b, uint64_t v) {
-    while (v >= 0x80) cal_buf_addc(b, (char)(v | 0x80)), v >>= 7;
-    cal_buf_addc(b, (char)v);
-}
-static uint64_t zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static void fh(cal_buf *b, int delta, int type) { cal_buf_addc(b, (char)(delta << 4 | type)); }
-static void f_int(cal_buf *b, int delta, int type, int64_t v) { fh(b, delta, type), varint(b, zz(v)); }
-static void f_bin(cal_buf *b, int delta, const char *s) {
-    fh(b, delta, T_BIN), varint(b, strlen(s)), cal_buf_add(b, s, strlen(s));
-}
-static void list_head(cal_buf *b, int n, int type) { cal_buf_addc(b, (char)(n << 4 | type)); }
-static void stop(cal_buf *b) { cal_buf_addc(b, 0); }
 /* A schema element: name, repetition (0 required, 1 optional, 2 repeated),
  * children (0: a BYTE_ARRAY leaf), converted type (-1: none; 3 LIST). */
 static void element(cal_buf *b, const char *name, int rep, int children, int converted) {
@@ -60,24 +47,11 @@ static void levels(cal_buf *b, const int *lv) {
 }
 
 static void file(cal_buf *b, const page_spec *s) {
-    cal_buf body = {0}, page = {0};
+    cal_buf body = {0};
     levels(&body, s->reps);
     levels(&body, s->defs);
     for (int i = 0; i < s->nvals; i++) h_le(&body, strlen(VALS[i]), 4), cal_buf_add(&body, VALS[i], strlen(VALS[i]));
-    f_int(&page, 1, T_I32, 0);                 /* type DATA_PAGE */
-    f_int(&page, 1, T_I32, (int64_t)body.n);   /* uncompressed_page_size */
-    f_int(&page, 1, T_I32, (int64_t)body.n);   /* compressed_page_size */
-    fh(&page, 2, T_STRUCT);                    /* 5: data_page_header */
-    f_int(&page, 1, T_I32, NE);                /* num_values (level entries) */
-    f_int(&page, 1, T_I32, 0);                 /* encoding PLAIN */
-    f_int(&page, 1, T_I32, 3);                 /* definition_level_encoding RLE */
-    f_int(&page, 1, T_I32, 3);                 /* repetition_level_encoding RLE */
-    stop(&page), stop(&page);
-    b->n = 0;
-    cal_buf_add(b, "PAR1", 4);
-    size_t chunk = page.n + body.n;
-    cal_buf_add(b, page.p, page.n);
-    cal_buf_add(b, body.p, body.n);
+    size_t chunk = pq_head_and_page(b, &body, NE); /* num_values: level entries */
     size_t foot = b->n;
     f_int(b, 1, T_I32, 1);                       /* 1: version */
     fh(b, 1, T_LIST), list_head(b, 4, T_STRUCT); /* 2: schema */
@@ -87,27 +61,15 @@ static void file(cal_buf *b, const page_spec *s) {
     element(b, "element", 1, 0, -1);
     f_int(b, 1, T_I64, s->rows);                 /* 3: num_rows */
     fh(b, 1, T_LIST), list_head(b, 1, T_STRUCT); /* 4: row_groups */
-    fh(b, 1, T_LIST), list_head(b, 1, T_STRUCT); /* RowGroup 1: columns */
-    f_int(b, 2, T_I64, 4);                       /* ColumnChunk 2: file_offset */
-    fh(b, 1, T_STRUCT);                          /* 3: meta_data */
-    f_int(b, 1, T_I32, 6);                       /* type BYTE_ARRAY */
-    fh(b, 1, T_LIST), list_head(b, 1, T_I32), varint(b, zz(0)); /* encodings [PLAIN] */
-    fh(b, 1, T_LIST), list_head(b, 3, T_BIN);    /* path_in_schema */
-    varint(b, 4), cal_buf_add(b, "tags", 4), varint(b, 4), cal_buf_add(b, "list", 4);
-    varint(b, 7), cal_buf_add(b, "element", 7);
-    f_int(b, 1, T_I32, 0);                       /* codec UNCOMPRESSED */
-    f_int(b, 1, T_I64, NE);                      /* num_values */
-    f_int(b, 1, T_I64, (int64_t)chunk);          /* total_uncompressed_size */
-    f_int(b, 1, T_I64, (int64_t)chunk);          /* total_compressed_size */
-    f_int(b, 2, T_I64, 4);                       /* 9: data_page_offset */
-    stop(b), stop(b);                            /* ColumnMetaData, ColumnChunk */
+    static const char *const path[] = {"tags", "list", "element"};
+    pq_column_chunk(b, path, 3, NE, chunk);
     f_int(b, 1, T_I64, (int64_t)chunk);          /* RowGroup 2: total_byte_size */
     f_int(b, 1, T_I64, s->rows);                 /* 3: num_rows */
     stop(b);
     stop(b);
     h_le(b, b->n - foot, 4);
     cal_buf_add(b, "PAR1", 4);
-    cal_buf_free(&body), cal_buf_free(&page);
+    cal_buf_free(&body);
 }
 
 /* The rows as one JSON array, or "!" and the error; 1 in *one_line when

@@ -16,6 +16,7 @@
 #include "text/corpus.h"
 #include "text/dedup.h"
 #include "text/docfile.h"
+#include "text/fieldfmt.h"
 #include "text/format.h"
 #include "text/hygiene.h"
 #include "text/length.h"
@@ -25,13 +26,16 @@
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
        O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
-       O_DATE, O_SKIP_BAD };
+       O_DATE, O_SKIP_BAD, O_MISSING };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
      "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, parquet (default: from the name\nand the first bytes)",
      0},
     {0, "sep", "STR", CAL_STAGE, "text documents separated by the literal STR", O_SEP},
-    {0, "field", "PATH", CAL_STAGE, "JSON/Parquet field of the text, dotted (default text)", O_FIELD},
+    {0, "field", "PATH", CAL_STAGE,
+     "JSON/Parquet field of the text, dotted (default text);\nwith braces a template of fields, e.g.\n'{instruction}\\n\\n{input}\\n\\n{output}'",
+     O_FIELD},
+    {0, "missing", "M", CAL_STAGE, "a missing or null template field: error or empty\n(default error)", O_MISSING},
     {0, "template", "T", CAL_STAGE, "chat records: plain, chatml, llama3 (default plain)", O_TEMPLATE},
     {0, "chat", "MODEL", CAL_STAGE, "chat records rendered with MODEL's chat template, as\n"
      "apply_chat_template does: a model folder, a\ntokenizer_config.json, a .jinja file or a fetched name", O_CHAT},
@@ -184,6 +188,8 @@ int main(int argc, char **argv) {
     const char *output = NULL, *lab = NULL;
     uint64_t sample = 0, seed = 0;
     int list = 0, verbose = 0, progress = 0;
+    cal_fieldfmt *fmt = NULL;
+    char ferr[256];
     for (int c; (c = cal_args_next(&a)) != -1;) switch (c) {
         case 'f':
             if ((opt.format = cal_fmt_parse(a.val)) < 0) cal_usage_error("unknown format '%s'", a.val);
@@ -193,6 +199,14 @@ int main(int argc, char **argv) {
             break;
         case O_FIELD:
             if (!*(opt.field = a.val)) cal_usage_error("--field needs a name");
+            cal_fieldfmt_free(fmt), fmt = NULL;
+            if (cal_fieldfmt_is(a.val) && !(fmt = cal_fieldfmt_parse(a.val, ferr, sizeof ferr)))
+                cal_usage_error("--field: %s", ferr);
+            F.json.fmt = fmt;
+            break;
+        case O_MISSING:
+            if (strcmp(a.val, "error") && strcmp(a.val, "empty")) cal_usage_error("--missing takes error or empty");
+            F.json.missing_empty = !strcmp(a.val, "empty");
             break;
         case O_TEMPLATE:
             if ((F.json.tmpl = cal_chat_template(a.val)) < 0)
@@ -235,16 +249,15 @@ int main(int argc, char **argv) {
     }
     if (a.noperands == 0) cal_usage_error("no SOURCE given (a corpus name, file, directory or -)");
     if (cal_args_given(&a, O_SEED) && !opt.sampling) cal_usage_error("--seed goes with --sample");
-    if (F.json.tmpl != CAL_CHAT_PLAIN && opt.format == CAL_FMT_PARQUET)
-        cal_usage_error("--template applies to JSON chat records");
     if (J.empty && !J.sep) cal_usage_error("--empty goes with --join");
     if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad))
         cal_usage_error("--chat-template-name, --add-generation-prompt, --date and --skip-bad go with --chat");
-    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || opt.format == CAL_FMT_PARQUET))
-        cal_usage_error("--chat renders JSON chat records (not with --template or Parquet)");
+    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || fmt))
+        cal_usage_error("--chat renders chat records (not with --template or a template --field)");
     char err[1024];
     cal_chat_render *R = NULL;
     if (chat.model && !(F.json.render = R = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
+    if (cal_args_given(&a, O_MISSING) && !fmt) cal_usage_error("--missing goes with a template --field '{...}'");
 
     W = cal_writer_open(output);
     int sargc;
@@ -287,6 +300,7 @@ int main(int argc, char **argv) {
     cal_join_free(&J), free((char *)J.sep), free((char *)J.empty);
     cal_docfile_free(&F);
     cal_chat_render_free(R);
+    cal_fieldfmt_free(fmt);
     cal_dedup_free(&D);
     cal_args_free(&a);
     return 0;

@@ -65,8 +65,14 @@ struct cal_pq {
     size_t page_cap;
     pq_val *vals;
     size_t nvals, vals_cap, vi;
-    uint32_t *levels;
+    uint32_t *levels;  /* dictionary indices */
     size_t levels_cap;
+    uint32_t *reps, *defs; /* the page's levels */
+    size_t reps_cap, defs_cap, nlv, li;
+    int chunk_first;   /* the next level is the first of its column chunk */
+    int64_t chunk_rows; /* rows (levels with repetition 0) of the chunk so far */
+    cal_pq_node *nodes; /* the schema, in preorder */
+    size_t nnodes;
     int64_t *ints, *ints2;
     size_t ints_cap, ints2_cap;
     struct pq_schema *sch;   /* while the footer is parsed */
@@ -125,8 +131,19 @@ static tc_reader tcr(cal_pq *q, const uint8_t *p, size_t n, uint64_t base) {
 typedef struct pq_schema {
     const uint8_t *name;
     size_t name_len;
-    int type, rep, children;
+    int type, rep, children, converted, logical;
 } pq_schema;
+
+/* LogicalType is a union: the id of its one field (3 LIST, 2 MAP, ...). */
+static int logical_kind(tc_reader *r) {
+    int16_t id = 0, kind = 0;
+    int t;
+    while ((t = tc_field(r, &id)) != TC_STOP) {
+        kind = id;
+        tc_skip(r, t);
+    }
+    return kind;
+}
 
 static void parse_chunk_meta(cal_pq *q, tc_reader *r, pq_chunk *c) {
     int16_t id = 0;
@@ -165,9 +182,11 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
             for (size_t i = 0; i < k; i++) {
                 int16_t fid = 0;
                 int ft;
-                sch[i].type = -1;
+                sch[i].type = sch[i].converted = -1;
                 while ((ft = tc_field(&r, &fid)) != TC_STOP) {
                     if (fid == 1 && ft == TC_I32) sch[i].type = tc_i32(&r);
+                    else if (fid == 6 && ft == TC_I32) sch[i].converted = tc_i32(&r);
+                    else if (fid == 10 && ft == TC_STRUCT) sch[i].logical = logical_kind(&r);
                     else if (fid == 3 && ft == TC_I32) sch[i].rep = tc_i32(&r);
                     else if (fid == 4 && ft == TC_BINARY) sch[i].name = tc_binary(&r, &sch[i].name_len);
                     else if (fid == 5 && ft == TC_I32) {
@@ -176,6 +195,17 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
                     } else tc_skip(&r, ft);
                 }
                 if (sch[i].rep < 0 || sch[i].rep > 2) fail_at(q, tc_offset(&r), "bad repetition type in schema");
+            }
+            if (q->nodes) fail_at(q, tc_offset(&r), "second schema");
+            q->nodes = calloc(k ? k : 1, sizeof *q->nodes);
+            if (!q->nodes) fail_at(q, tc_offset(&r), "out of memory");
+            q->nnodes = k;
+            for (size_t i = 0; i < k; i++) {
+                cal_pq_node *d = &q->nodes[i];
+                d->name = sch[i].name ? (const char *)sch[i].name : "", d->name_len = sch[i].name_len;
+                d->type = sch[i].children > 0 ? -1 : sch[i].type, d->rep = sch[i].rep, d->children = sch[i].children;
+                d->list = sch[i].converted == 3 || sch[i].logical == 3;
+                d->map = sch[i].converted == 1 || sch[i].converted == 2 || sch[i].logical == 2;
             }
             /* Walk the flattened tree: find the leaf whose dotted path is column. */
             struct { int left, def, rep; size_t plen; } stack[64];
@@ -208,7 +238,7 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
                     stack[depth].left = children, stack[depth].def = def, stack[depth].rep = rp;
                     stack[depth].plen = plen;
                     depth++;
-                } else {
+                } else if (column) {
                     size_t cl = strlen(column);
                     if (rp > 0 && strncmp(path, column, cl) == 0 && path[cl] == '.') list_hit = 1;
                     if (strcmp(path, column) == 0) {
@@ -217,18 +247,22 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
                         if (sch[i].type != 6) fail_at(q, base, "column '%s' is not a string (BYTE_ARRAY) column", column);
                     }
                     ncols++;
+                } else {
+                    ncols++;
                 }
             }
             free(sch);
             sch = q->sch = NULL;
-            if (leaf < 0 && list_hit) fail_at(q, base, "column '%s' is a list column: unsupported", column);
+            if (!column) continue;
+            if (leaf < 0 && list_hit) fail_at(q, base, "column '%s' is a list or struct column, not a string column", column);
             if (leaf < 0) fail_at(q, base, "no column '%s' in the file", column);
-            if (q->max_rep > 0) fail_at(q, base, "column '%s' is a repeated (list) column: unsupported", column);
         } else if (id == 3 && t == TC_I64) {
             int64_t v = tc_zigzag(&r);
             if (v < 0) fail_at(q, tc_offset(&r), "negative num_rows %lld in the footer", (long long)v);
             q->rows = (uint64_t)v;
             have_rows = 1;
+        } else if (id == 4 && t == TC_LIST && !column) { /* the schema only */
+            tc_skip(&r, t);
         } else if (id == 4 && t == TC_LIST) {
             if (leaf < 0) fail_at(q, tc_offset(&r), "row groups before the schema");
             size_t k;
@@ -269,8 +303,9 @@ static void parse_footer(cal_pq *q, const uint8_t *p, size_t n, uint64_t base, c
             }
         } else tc_skip(&r, t);
     }
-    if (leaf < 0) fail_at(q, base, "footer without a schema");
+    if (!q->nodes || (column && leaf < 0)) fail_at(q, base, "footer without a schema");
     if (!have_rows) fail_at(q, base, "footer without num_rows");
+    if (!column) return;
     /* A damaged footer must not read as a shorter file: the rows the
      * footer announces are the rows its row groups hold. */
     uint64_t sum = 0;
@@ -303,8 +338,9 @@ static void open_common(cal_pq *q, const char *column) {
         if (c->start < 4 || c->size < 0 || (uint64_t)c->start > q->size || (uint64_t)c->size > q->size - (uint64_t)c->start)
             fail_at(q, foff, "row group %zu: column chunk outside the file", g);
         if (c->num_values < 0) fail_at(q, foff, "row group %zu: negative value count", g);
-        /* a flat column (max_rep 0) has one value, or null, per row */
-        if (c->num_values != c->rows)
+        /* a flat column (max_rep 0) has one value, or null, per row (a
+         * repeated one is checked as its levels are read) */
+        if (q->max_rep == 0 && c->num_values != c->rows)
             fail_at(q, foff, "row group %zu: the column has %lld values for %lld rows", g, (long long)c->num_values,
                     (long long)c->rows);
     }
@@ -466,6 +502,33 @@ static void decode_values(cal_pq *q, int enc, pq_span *s, size_t n) {
     }
 }
 
+/* The `n` levels of a page, each at most max (all 0 when max is 0): from
+ * v2's separate bytes [v2, v2 + v2len) or, for v1 (v2 NULL), from s after a
+ * 4-byte length, advancing s. */
+static void levels(cal_pq *q, pq_span *s, const uint8_t *v2, size_t v2len, int max, uint32_t **outp, size_t *cap,
+                   size_t n, const char *what) {
+    uint32_t *out = *outp = grow(q, *outp, cap, n + 1, sizeof *out, s->off);
+    if (max == 0) {
+        memset(out, 0, n * sizeof *out);
+        return;
+    }
+    pq_span ls = *s;
+    if (v2) {
+        ls.p = v2, ls.end = v2 + v2len;
+    } else {
+        if (s->end - s->p < 4) fail_at(q, s->off, "truncated %s levels", what);
+        uint32_t dl = (uint32_t)s->p[0] | (uint32_t)s->p[1] << 8 | (uint32_t)s->p[2] << 16 | (uint32_t)s->p[3] << 24;
+        if (dl > (size_t)(s->end - s->p) - 4) fail_at(q, s->off, "%s levels longer than the page", what);
+        ls.p = s->p + 4, ls.end = s->p + 4 + dl;
+        s->p += 4 + dl;
+    }
+    int w = 0;
+    while ((1 << w) <= max) w++;
+    pq_rle_hybrid(&ls, w, out, n);
+    for (size_t i = 0; i < n; i++)
+        if (out[i] > (uint32_t)max) fail_at(q, s->off, "%s level %u above the maximum %d", what, out[i], max);
+}
+
 /* Reads the next page of the current chunk; returns 0 when the chunk is done. */
 static int next_page(cal_pq *q) {
     while (q->chunk_pos < q->chunk_len && q->chunk_values > 0) {
@@ -529,14 +592,12 @@ static int next_page(cal_pq *q) {
         q->chunk_values -= nv;
         /* levels and values */
         const uint8_t *lv = NULL;
-        size_t lvlen = 0;
         q->page = grow(q, q->page, &q->page_cap, (size_t)usize + 1, 1, hoff);
         size_t vlen;
         if (type == PAGE_DATA_V2) {
             if (deflen < 0 || replen < 0 || (int64_t)deflen + replen > csize || (int64_t)deflen + replen > usize)
                 fail_at(q, hoff, "bad level lengths in data page v2");
-            if (replen) fail_at(q, hoff, "repetition levels: unsupported");
-            lv = body, lvlen = (size_t)deflen;
+            lv = body;
             size_t pre = (size_t)deflen + (size_t)replen;
             vlen = (size_t)usize - pre;
             if (is_comp && q->codec != CODEC_NONE)
@@ -550,27 +611,21 @@ static int next_page(cal_pq *q) {
             vlen = (size_t)usize;
         }
         pq_span s = {q->page, q->page + vlen, hoff, hook, q};
-        size_t present = (size_t)nv;
-        if (q->max_def > 0) {
-            pq_span ls = s;
-            if (type == PAGE_DATA_V2) ls.p = lv, ls.end = lv + lvlen;
-            else {
-                if (s.end - s.p < 4) fail_at(q, hoff, "truncated definition levels");
-                uint32_t dl = (uint32_t)s.p[0] | (uint32_t)s.p[1] << 8 | (uint32_t)s.p[2] << 16 | (uint32_t)s.p[3] << 24;
-                if (dl > (size_t)(s.end - s.p) - 4) fail_at(q, hoff, "definition levels longer than the page");
-                ls.p = s.p + 4, ls.end = s.p + 4 + dl;
-                s.p += 4 + dl;
-            }
-            int w = 0;
-            while ((1 << w) <= q->max_def) w++;
-            q->levels = grow(q, q->levels, &q->levels_cap, (size_t)nv + 1, sizeof *q->levels, hoff);
-            pq_rle_hybrid(&ls, w, q->levels, (size_t)nv);
-            present = 0;
-            for (int32_t i = 0; i < nv; i++) present += q->levels[i] == (uint32_t)q->max_def;
-            q->nulls += (uint64_t)nv - present;
-            if (type == PAGE_DATA_V2 && nnulls >= 0 && (size_t)nnulls != (size_t)nv - present)
-                fail_at(q, hoff, "null count does not match the definition levels");
-        }
+        /* v1: repetition then definition levels, each after a 4-byte length;
+         * v2: both uncompressed before the values, lengths in the header */
+        levels(q, &s, type == PAGE_DATA_V2 ? lv : NULL, (size_t)(replen > 0 ? replen : 0), q->max_rep, &q->reps,
+               &q->reps_cap, (size_t)nv, "repetition");
+        levels(q, &s, type == PAGE_DATA_V2 ? lv + (replen > 0 ? replen : 0) : NULL, (size_t)(deflen > 0 ? deflen : 0),
+               q->max_def, &q->defs, &q->defs_cap, (size_t)nv, "definition");
+        size_t present = 0;
+        for (int32_t i = 0; i < nv; i++) present += q->defs[i] == (uint32_t)q->max_def;
+        q->nulls += (uint64_t)nv - present;
+        if (type == PAGE_DATA_V2 && nnulls >= 0 && q->max_rep == 0 && (size_t)nnulls != (size_t)nv - present)
+            fail_at(q, hoff, "null count does not match the definition levels");
+        if (q->chunk_first && nv > 0 && q->reps[0] != 0)
+            fail_at(q, hoff, "column chunk starts inside a row (repetition level %u)", q->reps[0]);
+        q->chunk_first = 0;
+        q->nlv = (size_t)nv, q->li = 0;
         decode_values(q, enc, &s, present);
         return 1;
     }
@@ -582,34 +637,75 @@ static void free_chunk(cal_pq *q) {
     q->in_chunk = 0;
     free(q->dict_buf), q->dict_buf = NULL;
     free(q->dict), q->dict = NULL;
-    q->have_dict = 0, q->ndict = 0, q->nvals = q->vi = 0;
+    q->have_dict = 0, q->ndict = 0, q->nvals = q->vi = 0, q->nlv = q->li = 0;
 }
 
-int cal_pq_next(cal_pq *q, const uint8_t **p, size_t *n, uint64_t *off, char *err, size_t errlen) {
-    q->err = err, q->errlen = errlen;
-    if (setjmp(q->jb)) return -1;
+/* The next level entry, across pages and row groups: 1, or 0 at the end. */
+static int next_level(cal_pq *q, cal_pq_level *lv) {
     for (;;) {
-        if (q->vi < q->nvals) {
-            *p = q->vals[q->vi].p, *n = q->vals[q->vi].n, *off = q->page_off;
-            q->vi++;
+        if (q->li < q->nlv) {
+            lv->rep = (int)q->reps[q->li], lv->def = (int)q->defs[q->li++];
+            q->chunk_rows += lv->rep == 0;
+            lv->off = q->page_off;
+            if (lv->def == q->max_def) {
+                if (q->vi >= q->nvals) fail_at(q, q->page_off, "page has fewer values than its levels");
+                lv->p = q->vals[q->vi].p, lv->n = q->vals[q->vi].n;
+                q->vi++;
+            } else {
+                lv->p = NULL, lv->n = 0;
+            }
             return 1;
         }
         if (q->in_chunk && next_page(q)) continue;
-        if (q->in_chunk) { free_chunk(q); q->rg++; }
+        if (q->in_chunk) {
+            if (q->chunk_rows != q->chunks[q->rg].rows)
+                fail_at(q, (uint64_t)q->chunks[q->rg].start, "row group %zu: the column has %lld rows, the footer %lld",
+                        q->rg, (long long)q->chunk_rows, (long long)q->chunks[q->rg].rows);
+            free_chunk(q);
+            q->rg++;
+        }
         if (q->rg >= q->nchunks) return 0;
         pq_chunk *c = &q->chunks[q->rg];
+        q->chunk_rows = 0;
         if ((uint64_t)c->size > PQ_MAX_ALLOC) fail_at(q, (uint64_t)c->start, "column chunk too large");
         q->chunk = grow(q, q->chunk, &q->chunk_cap, (size_t)c->size + 1, 1, (uint64_t)c->start);
         q->in_chunk = 1;
         read_at(q, (uint64_t)c->start, (uint64_t)c->size, q->chunk);
         q->chunk_len = c->size, q->chunk_pos = 0, q->chunk_values = c->num_values;
-        q->codec = c->codec;
+        q->codec = c->codec, q->chunk_first = 1;
         q->page_off = (uint64_t)c->start;
     }
 }
 
+int cal_pq_level_next(cal_pq *q, cal_pq_level *lv, char *err, size_t errlen) {
+    q->err = err, q->errlen = errlen;
+    if (setjmp(q->jb)) return -1;
+    return next_level(q, lv);
+}
+
+int cal_pq_next(cal_pq *q, const uint8_t **p, size_t *n, uint64_t *off, char *err, size_t errlen) {
+    q->err = err, q->errlen = errlen;
+    if (setjmp(q->jb)) return -1;
+    if (q->max_rep > 0) fail_at(q, q->page_off, "column is repeated (a list): read it as records");
+    cal_pq_level lv;
+    while (next_level(q, &lv))
+        if (lv.p) {
+            *p = lv.p, *n = lv.n, *off = lv.off;
+            return 1;
+        }
+    return 0;
+}
+
 uint64_t cal_pq_rows(const cal_pq *q) { return q->rows; }
 uint64_t cal_pq_nulls(const cal_pq *q) { return q->nulls; }
+int cal_pq_max_def(const cal_pq *q) { return q->max_def; }
+int cal_pq_max_rep(const cal_pq *q) { return q->max_rep; }
+size_t cal_pq_row_groups(const cal_pq *q) { return q->nchunks; }
+
+const cal_pq_node *cal_pq_schema(const cal_pq *q, size_t *n) {
+    *n = q->nnodes;
+    return q->nodes;
+}
 
 void cal_pq_close(cal_pq *q) {
     if (!q) return;
@@ -618,5 +714,6 @@ void cal_pq_close(cal_pq *q) {
     ZSTD_freeDCtx(q->zd);
     free(q->chunk), free(q->footer), free(q->chunks), free(q->page), free(q->vals), free(q->levels);
     free(q->ints), free(q->ints2), free(q->arena), free(q->sch);
+    free(q->reps), free(q->defs), free(q->nodes);
     free(q);
 }

@@ -1,18 +1,72 @@
 /* docfile.c - see docfile.h. */
 #include "text/docfile.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "io/insrc.h"
 #include "io/parquet.h"
+#include "io/parquet_rec.h"
 #include "text/format.h"
 #include "text/split.h"
+
+/* The top-level column of a dotted path ("meta" of "meta.source"). */
+static void add_top(cal_buf *names, const char *path) {
+    cal_buf_add(names, path, strcspn(path, "."));
+    cal_buf_addc(names, 0);
+}
+
+/* Rows as records (lists, structs, templates): each one through the JSON
+ * Lines logic (text/jsonl.h), as if it were a line of JSON. */
+static int read_pq_rows(cal_docfile *r, const char *path, const char *field, cal_doc_fn fn, void *ctx) {
+    char err[512];
+    cal_buf names = {0};
+    size_t n = 0;
+    if (r->json.fmt) {
+        for (; n < cal_fieldfmt_nfields(r->json.fmt); n++) add_top(&names, cal_fieldfmt_field(r->json.fmt, n));
+    } else {
+        add_top(&names, field), n = 1;
+    }
+    const char **cols = cal_xcalloc(n + 1, sizeof *cols);
+    for (size_t i = 0, at = 0; i < n; i++, at += strlen(names.p + at) + 1) cols[i] = names.p + at;
+    cal_pqrec *q = cal_pqrec_open(path, cols, n, err, sizeof err);
+    free(cols);
+    cal_buf_free(&names);
+    if (!q) cal_die("%s: %s", path, err);
+    cal_doc d = {path, NULL, 0, 0, 0, 0};
+    json_t *row;
+    int got, stop = 0;
+    uint64_t nulls = r->json.nulls;
+    while (!stop && (got = cal_pqrec_next(q, &row, &d.off, err, sizeof err)) == 1) {
+        char msg[512];
+        int k = cal_jsonl_record(&r->json, row, &d.text, &d.n, msg, sizeof msg);
+        if (k == -2 && r->skip_bad) r->bad++;
+        else if (k < 0) cal_die_at(path, d.off, "row %llu: %s", (unsigned long long)cal_pqrec_rows(q) - 1, msg);
+        d.chat = r->json.chat;
+        if (k > 0) stop = fn(ctx, &d);
+    }
+    if (!stop && got < 0) cal_die("%s: %s", path, err);
+    r->nulls += r->json.nulls - nulls;
+    cal_pqrec_close(q);
+    return stop;
+}
 
 static int read_parquet(cal_docfile *r, const char *path, const char *field, cal_doc_fn fn, void *ctx) {
     char err[512];
     if (strcmp(path, "-") == 0) cal_die("stdin: Parquet input must be a file, not a pipe");
+    if (!r->json.fmt) { /* a string column is read as it is; others as rows */
+        int kind = cal_pqrec_kind(path, field, err, sizeof err);
+        if (kind < 0) cal_die("%s: %s", path, err);
+        if (kind == CAL_PQ_NONE && !strcmp(field, "text")) /* chat data, as in JSON Lines */
+            for (int c = 0; c < 2 && kind == CAL_PQ_NONE; c++)
+                if ((kind = cal_pqrec_kind(path, c ? "conversations" : "messages", err, sizeof err)) != CAL_PQ_NONE)
+                    field = c ? "conversations" : "messages";
+        if (kind == CAL_PQ_OTHER) return read_pq_rows(r, path, field, fn, ctx);
+    } else {
+        return read_pq_rows(r, path, field, fn, ctx);
+    }
     cal_pq *q = cal_pq_open(path, field, err, sizeof err);
     if (!q) cal_die("%s: %s", path, err);
     cal_doc d = {path, NULL, 0, 0, 0, 0};

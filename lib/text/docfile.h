@@ -1,7 +1,9 @@
 /* docfile.h - the documents of one file, whatever its format: the format
  * told from the name and first bytes (text/format.h) unless given, then
  * plain-text layouts (text/split.h), JSON Lines (text/jsonl.h) or a Parquet
- * string column (io/parquet.h). gzip and zstd are removed on the way. */
+ * string column (io/parquet.h); Parquet list and struct columns, and
+ * templates of fields, read rows (io/parquet_rec.h) as JSON Lines records.
+ * gzip and zstd are removed on the way. */
 #ifndef CAL_TEXT_DOCFILE_H
 #define CAL_TEXT_DOCFILE_H
 

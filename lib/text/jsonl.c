@@ -12,29 +12,7 @@
 #include "base/utf8.h"
 #include "io/jsonscan.h"
 #include "text/chat.h"
-
-/* The value at a dotted path: object members by name, array elements by
- * number; NULL when a step is missing. */
-static json_t *json_path(json_t *v, const char *path) {
-    char part[256];
-    while (v && *path) {
-        size_t k = strcspn(path, ".");
-        if (k >= sizeof part) return NULL;
-        memcpy(part, path, k);
-        part[k] = 0;
-        path += k + (path[k] == '.');
-        if (json_is_object(v)) {
-            v = json_object_get(v, part);
-        } else if (json_is_array(v)) {
-            char *e;
-            unsigned long i = strtoul(part, &e, 10);
-            v = (*part && !*e) ? json_array_get(v, i) : NULL;
-        } else {
-            return NULL;
-        }
-    }
-    return v;
-}
+#include "text/fieldfmt.h"
 
 static int blank(const char *p, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -79,7 +57,7 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
     const char *field = j->field;
     j->chat = 0;
     int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
-    if (!chat_field && !strchr(field, '.') && cal_json_field(line, n, field, &j->str)) {
+    if (!j->fmt && !chat_field && !strchr(field, '.') && cal_json_field(line, n, field, &j->str)) {
         *text = j->str.p ? j->str.p : "";
         *tn = j->str.n;
         return 1;
@@ -101,14 +79,44 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
     if (!root) /* a rewritten line has other offsets: name the line's start */
         return fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s",
                     e.text);
-    json_t *v = json_is_string(root) ? root : json_path(root, field);
+    int r = cal_jsonl_record(j, root, text, tn, err, errlen);
+    *pos = 0;
+    json_decref(root);
+    return r;
+}
+
+/* A list of strings is one document: its strings (nulls skipped) joined by
+ * a blank line, as --template plain joins turns. 0 when v is another list. */
+static int join_strings(const json_t *v, cal_buf *out) {
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x) if (!json_is_string(x) && !json_is_null(x)) return 0;
+    out->n = 0;
+    json_array_foreach(v, i, x) if (json_is_string(x)) {
+        if (out->n) cal_buf_add(out, "\n\n", 2);
+        cal_buf_add(out, json_string_value(x), json_string_length(x));
+    }
+    return 1;
+}
+
+int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t *tn, char *err, size_t errlen) {
+    const char *field = j->field;
+    int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
+    j->chat = 0;
+    if (j->fmt) {
+        if (cal_fieldfmt_render(j->fmt, root, j->missing_empty, &j->str, err, errlen) < 0) return -1;
+        *text = j->str.p ? j->str.p : "", *tn = j->str.n;
+        return 1;
+    }
+    json_t *v = json_is_string(root) ? (json_t *)root : cal_json_at(root, field);
     const char *chat_name = chat_field ? field : NULL;
+    int r = 1;
+    size_t at; /* a record's errors concern the whole of it */
     if (!v && !chat_field && json_is_object(root)) {
         chat_name = "messages";
         if (!(v = json_object_get(root, chat_name))) chat_name = "conversations", v = json_object_get(root, chat_name);
         if (!v) chat_name = NULL;
     }
-    int r = 1;
     if (json_is_string(v) && (!chat_name || chat_field)) {
         j->str.n = 0;
         cal_buf_add(&j->str, json_string_value(v), json_string_length(v));
@@ -116,22 +124,24 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
     } else if (json_is_array(v) && chat_name && j->render) {
         if (cal_chat_render_record(j->render, root, v, &j->chat_text, err, errlen) == 0)
             *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n, j->chat = 1;
-        else r = -2, *pos = 0;
+        else r = -2;
     } else if (json_is_array(v) && chat_name) {
         j->chat = j->tmpl != CAL_CHAT_PLAIN;
         if (cal_chat_flatten(v, j->tmpl, &j->chat_text)) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n;
-        else r = fail(err, errlen, pos, 0, "chat record without role/content strings");
+        else r = fail(err, errlen, &at, 0, "chat record without role/content strings");
+    } else if (json_is_array(v) && !chat_name && join_strings(v, &j->str)) {
+        *text = j->str.p ? j->str.p : "", *tn = j->str.n;
     } else if (json_is_null(v)) {
         j->nulls++;
         r = 0;
     } else if (!v) {
-        r = fail(err, errlen, pos, 0, "no field '%s' (and no chat 'messages')", field);
+        r = fail(err, errlen, &at, 0, "no field '%s' (and no chat 'messages'; other records take a template such as --field "
+                 "'{prompt}{completion}')", field);
     } else if (chat_name && !chat_field) {
-        r = fail(err, errlen, pos, 0, "no field '%s', and '%s' is not a chat list", field, chat_name);
+        r = fail(err, errlen, &at, 0, "no field '%s', and '%s' is not a chat list", field, chat_name);
     } else {
-        r = fail(err, errlen, pos, 0, "field '%s' is not a string", field);
+        r = fail(err, errlen, &at, 0, "field '%s' is not a string (or a list of strings)", field);
     }
-    json_decref(root);
     return r;
 }
 

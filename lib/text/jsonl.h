@@ -9,14 +9,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "base/buf.h"
 #include "text/chat_render.h"
+#include "text/fieldfmt.h"
 
 typedef struct {
     const char *field;  /* dotted path of the text: "text", "meta.body", "a.0" */
     int tmpl;           /* chat layout (CAL_CHAT_*) */
     const cal_chat_render *render; /* --chat: the model's template, or NULL */
     int chat;           /* the last document is a chat in a template's layout */
+    const cal_fieldfmt *fmt; /* a template of fields (--field '{a}...'), or NULL */
+    int missing_empty;  /* a missing or null field of fmt is empty, not an error */
     int strict;         /* invalid UTF-8 in a line parsed in full is an error */
     uint64_t nulls;     /* lines whose text is null (skipped) */
     uint64_t replaced;  /* invalid UTF-8 sequences replaced in lines parsed in full */
@@ -33,9 +38,14 @@ typedef struct {
  * these fields when j->field names them), or rendered with j->render: a
  * template error returns -2, with the template's message in err. j->chat
  * tells whether the document is a chat laid out by a template (its
- * special-token strings are meant as special tokens). */
+ * special-token strings are meant as special tokens). A list of strings is
+ * one document, its strings joined by a blank line. With j->fmt the text is
+ * the template filled from the record (text/fieldfmt.h). */
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
                   size_t errlen, size_t *pos);
+/* The same for a record already parsed (a Parquet row, io/parquet_rec.h):
+ * 1, 0 (a null value), -1 with the message in err, or -2 (a template error). */
+int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t *tn, char *err, size_t errlen);
 void cal_jsonl_free(cal_jsonl *j);
 
 #endif

@@ -8,25 +8,8 @@
 
 #include "base/num.h"
 #include "hostile.h"
+#include "thrift_write.h"
 #include "io/parquet.h"
-
-/* ---- a Thrift compact writer (the test's own; spec: Thrift compact) ------- */
-
-enum { T_I32 = 5, T_I64 = 6, T_BIN = 8, T_LIST = 9, T_STRUCT = 12 };
-
-static void varint(cal_buf *b, uint64_t v) {
-    while (v >= 0x80) cal_buf_addc(b, (char)(v | 0x80)), v >>= 7;
-    cal_buf_addc(b, (char)v);
-}
-static uint64_t zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-/* Field header with a delta of 1..15 from the previous id. */
-static void fh(cal_buf *b, int delta, int type) { cal_buf_addc(b, (char)(delta << 4 | type)); }
-static void f_int(cal_buf *b, int delta, int type, int64_t v) { fh(b, delta, type), varint(b, zz(v)); }
-static void f_bin(cal_buf *b, int delta, const char *s) {
-    fh(b, delta, T_BIN), varint(b, strlen(s)), cal_buf_add(b, s, strlen(s));
-}
-static void list_head(cal_buf *b, int n, int type) { cal_buf_addc(b, (char)(n << 4 | type)); }
-static void stop(cal_buf *b) { cal_buf_addc(b, 0); }
 
 /* What the footer says, so that each field can lie. */
 typedef struct {
@@ -40,23 +23,9 @@ static const char *const vals[] = {"alpha", "", "gamma ray"};
 /* PAR1, one PLAIN uncompressed data page of a REQUIRED BYTE_ARRAY column
  * "text", the footer, its length, PAR1. */
 static void file(cal_buf *b, lies l) {
-    cal_buf body = {0}, page = {0};
+    cal_buf body = {0};
     for (int i = 0; i < NV; i++) h_le(&body, strlen(vals[i]), 4), cal_buf_add(&body, vals[i], strlen(vals[i]));
-    f_int(&page, 1, T_I32, 0);                 /* type DATA_PAGE */
-    f_int(&page, 1, T_I32, (int64_t)body.n);   /* uncompressed_page_size */
-    f_int(&page, 1, T_I32, (int64_t)body.n);   /* compressed_page_size */
-    fh(&page, 2, T_STRUCT);                    /* 5: data_page_header */
-    f_int(&page, 1, T_I32, l.page_values);     /* num_values */
-    f_int(&page, 1, T_I32, 0);                 /* encoding PLAIN */
-    f_int(&page, 1, T_I32, 3);                 /* definition_level_encoding RLE */
-    f_int(&page, 1, T_I32, 3);                 /* repetition_level_encoding RLE */
-    stop(&page);
-    stop(&page);
-    b->n = 0;
-    cal_buf_add(b, "PAR1", 4);
-    size_t chunk = page.n + body.n;
-    cal_buf_add(b, page.p, page.n);
-    cal_buf_add(b, body.p, body.n);
+    size_t chunk = pq_head_and_page(b, &body, l.page_values);
     size_t foot = b->n;
     f_int(b, 1, T_I32, 1);                     /* 1: version */
     fh(b, 1, T_LIST), list_head(b, 2, T_STRUCT); /* 2: schema */
@@ -65,18 +34,8 @@ static void file(cal_buf *b, lies l) {
     f_int(b, 1, T_I64, l.file_rows);           /* 3: num_rows */
     if (l.groups) {
         fh(b, 1, T_LIST), list_head(b, 1, T_STRUCT); /* 4: row_groups */
-        fh(b, 1, T_LIST), list_head(b, 1, T_STRUCT); /* RowGroup 1: columns */
-        f_int(b, 2, T_I64, 4);                     /* ColumnChunk 2: file_offset */
-        fh(b, 1, T_STRUCT);                        /* 3: meta_data */
-        f_int(b, 1, T_I32, 6);                     /* type BYTE_ARRAY */
-        fh(b, 1, T_LIST), list_head(b, 1, T_I32), varint(b, zz(0)); /* encodings [PLAIN] */
-        fh(b, 1, T_LIST), list_head(b, 1, T_BIN), varint(b, 4), cal_buf_add(b, "text", 4); /* path_in_schema */
-        f_int(b, 1, T_I32, 0);                     /* codec UNCOMPRESSED */
-        f_int(b, 1, T_I64, l.col_values);          /* num_values */
-        f_int(b, 1, T_I64, (int64_t)chunk);        /* total_uncompressed_size */
-        f_int(b, 1, T_I64, (int64_t)chunk);        /* total_compressed_size */
-        f_int(b, 2, T_I64, 4);                     /* 9: data_page_offset */
-        stop(b), stop(b);                          /* ColumnMetaData, ColumnChunk */
+        static const char *const path[] = {"text"};
+        pq_column_chunk(b, path, 1, l.col_values, chunk);
         f_int(b, 1, T_I64, (int64_t)chunk);        /* RowGroup 2: total_byte_size */
         f_int(b, 1, T_I64, l.group_rows);          /* 3: num_rows */
         stop(b);
@@ -85,7 +44,6 @@ static void file(cal_buf *b, lies l) {
     h_le(b, b->n - foot, 4);
     cal_buf_add(b, "PAR1", 4);
     cal_buf_free(&body);
-    cal_buf_free(&page);
 }
 
 /* Reads every value: their count, 1 when they are exactly vals[], and the

@@ -39,7 +39,7 @@ int main(void) {
     CHECK(IS("meta.body", "{\"meta\": {\"body\": \"nested\"}}", "=nested") &&
               IS("a.1.b", "{\"a\": [{\"b\": \"no\"}, {\"b\": \"yes\"}]}", "=yes"),
           "dotted paths through objects and arrays");
-    CHECK(IS("a.x", "{\"a\": [\"q\"]}", "!0: no field 'a.x' (and no chat 'messages')"), "a path that does not exist");
+    CHECK(IS("a.x", "{\"a\": [\"q\"]}", "!0: no field 'a.x' (and no chat 'messages'; other records take a template such as --field '{prompt}{completion}')"), "a path that does not exist");
     CHECK(IS("text", "\"just a string\"", "=just a string"), "a line that is a JSON string");
     CHECK(IS("text", "", "-") && IS("text", " \t\r", "-"), "blank lines give nothing");
     uint64_t nulls = J.nulls;
@@ -59,11 +59,12 @@ int main(void) {
     CHECK(IS("messages", "{\"messages\": \"named\"}", "=named"), "the field named by --field may be a string");
     CHECK(IS("text", "{\"messages\": [{\"content\": \"x\"}]}", "!0: chat record without role/content strings"),
           "a chat without roles");
-    CHECK(IS("text", "{\"body\": \"x\"}", "!0: no field 'text' (and no chat 'messages')") &&
-              IS("text", "{\"text\": 5}", "!0: field 'text' is not a string") &&
-              IS("text", "{\"text\": [\"a\"]}", "!0: field 'text' is not a string") &&
-              IS("text", "[1, 2]", "!0: no field 'text' (and no chat 'messages')"),
-          "missing or non-string fields");
+    CHECK(IS("text", "{\"body\": \"x\"}", "!0: no field 'text' (and no chat 'messages'; other records take a template such as --field '{prompt}{completion}')") &&
+              IS("text", "{\"text\": 5}", "!0: field 'text' is not a string (or a list of strings)") &&
+              IS("text", "{\"text\": [\"a\", 1]}", "!0: field 'text' is not a string (or a list of strings)") &&
+              IS("text", "{\"text\": [\"a\", null, \"b\"]}", "=a\n\nb") && IS("text", "{\"text\": []}", "=") &&
+              IS("text", "[1, 2]", "!0: no field 'text' (and no chat 'messages'; other records take a template such as --field '{prompt}{completion}')"),
+          "missing or non-string fields; a list of strings is joined by blank lines");
     CHECK(IS("text", "{\"text\": \"broken", "!16: invalid JSON: premature end of input near '\"broken'"),
           "invalid JSON names the byte: %s", DOC("text", "{\"text\": \"broken"));
 

@@ -33,7 +33,7 @@ done
 
 # cal-read: a Parquet row is read as the same record in JSON Lines would be
 for n in nduck_zstd_V2 nhyp_pages; do
-  for args in "--template chatml" "--template llama3" "--chat qwen3 --date 2025-01-01" "--field messages" "--field tags" \
+  for args in "--template chatml" "--template llama3" "--chat qwen3 --date 2025-01-01 --skip-bad" "--field messages" "--field tags" \
               "--missing empty --field {instruction}\n\n{input}\n\n{output}" "--missing empty --field {meta.lang}:{output}"; do
     # shellcheck disable=SC2086
     cal-read $args "$T/$n.parquet" >"$T/p.cal" 2>"$T/p.err"; a=$?

@@ -459,6 +459,7 @@ static void bpe_uncached(const tok_hf *t, th_scratch *sc, const char *s, size_t 
             n = merge_scan(t, f, id, rk, n);
         } else n = merge_heap(t, f, sc, id, n);
     }
+    if (!n) return; /* an empty word: out->v may still be NULL */
     cal_ids_reserve(out, out->n + n);
     memcpy(out->v + out->n, id, n * sizeof *id);
     out->n += n;
@@ -484,7 +485,7 @@ static void bpe_fill(const tok_hf *t, th_scratch *sc, const char *s, size_t len,
         return; /* too many ids, or another thread is writing the slot */
     atomic_thread_fence(memory_order_release);
     uint32_t id[CACHE_IDS] = { 0 };
-    memcpy(id, out->v + out0, m * sizeof *id);
+    if (m) memcpy(id, out->v + out0, m * sizeof *id); /* out->v may be NULL when m = 0 */
     uint64_t x[8] = { 0, k[0], k[1], k[2], len | m << 8 | (uint64_t)id[0] << 32, id[1] | (uint64_t)id[2] << 32,
                       id[3] | (uint64_t)id[4] << 32, id[5] | (uint64_t)id[6] << 32 };
     for (int i = 1; i < 8; i++) atomic_store_explicit(&cs->w[i], x[i], memory_order_relaxed);

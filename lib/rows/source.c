@@ -1,5 +1,8 @@
 /* source.c - see source.h. One mutex guards every queue; the consumer
- * waits on `ready` (a record, an end or an error), readers on `space`. */
+ * waits on `ready` (a record, an end or an error), readers on `space`.
+ * Records cross in batches (a reader queues BATCH bytes at a time, the
+ * consumer takes a whole queue at once), so the lock and the wake-ups cost
+ * per batch, not per record: per record they made cal-blend 0.4x `cat`. */
 #include "rows/source.h"
 
 #include <pthread.h>
@@ -16,8 +19,12 @@ typedef struct {
     int cycle, payload_only;
     pthread_t th;
     int started, opened, finished;
-    cal_source_rec *head, *tail;
+    cal_source_rec *head, *tail;   /* the queue (under the lock) */
     size_t qbytes;
+    cal_source_rec *bhead, *btail; /* the reader's batch, not yet queued */
+    size_t bbytes;
+    uint64_t bread;                /* records of the batch read from the file */
+    cal_source_rec *taken;         /* the consumer's records, taken from the queue */
     cal_meta meta;
 } source;
 
@@ -50,19 +57,39 @@ static void fail(source *q, const char *msg) {
     pthread_mutex_unlock(&s->mu);
 }
 
-/* Queues r; `read` counts it as read from the file (not a cycled copy). */
-static void push(source *q, cal_source_rec *r, int read) {
+static void free_chain(cal_source_rec *r) {
+    for (cal_source_rec *nx; r; r = nx) {
+        nx = r->next;
+        free(r);
+    }
+}
+
+/* Queues the reader's batch (waiting while the queue is over its limit). */
+static void flush(source *q) {
+    if (!q->bhead) return;
     cal_sources *s = q->set;
     pthread_mutex_lock(&s->mu);
     while (q->qbytes > s->limit) pthread_cond_wait(&s->space, &s->mu);
-    q->got += (uint64_t)read;
-    r->next = NULL;
-    if (q->tail) q->tail->next = r;
-    else q->head = r;
-    q->tail = r;
-    q->qbytes += r->len + sizeof *r;
+    q->got += q->bread;
+    if (q->tail) q->tail->next = q->bhead;
+    else q->head = q->bhead;
+    q->tail = q->btail;
+    q->qbytes += q->bbytes;
     pthread_cond_broadcast(&s->ready);
     pthread_mutex_unlock(&s->mu);
+    q->bhead = q->btail = NULL, q->bbytes = 0, q->bread = 0;
+}
+
+/* Adds r to the batch; `read` counts it as read from the file (not a cycled copy). */
+static void push(source *q, cal_source_rec *r, int read) {
+    r->next = NULL;
+    if (q->btail) q->btail->next = r;
+    else q->bhead = r;
+    q->btail = r;
+    q->bbytes += r->len + sizeof *r;
+    q->bread += (uint64_t)read;
+    size_t batch = q->set->limit / 4 < (256u << 10) ? q->set->limit / 4 : (256u << 10);
+    if (q->bbytes >= batch) flush(q);
 }
 
 static cal_source_rec *copy_rec(const cal_source_rec *a) {
@@ -87,7 +114,7 @@ static void *reader_main(void *arg) {
     int keep = q->cycle && q->want != UINT64_MAX, rc = 0;
     cal_source_rec **kept = NULL; /* --cycle: the records, to repeat them */
     cal_rec rec;
-    while (q->got < q->want && (rc = cal_read_soft(r, &rec, err, sizeof err)) == 1) {
+    while (q->got + q->bread < q->want && (rc = cal_read_soft(r, &rec, err, sizeof err)) == 1) {
         size_t n = q->payload_only ? rec.payload_len : rec.raw_len;
         cal_source_rec *it = cal_xmalloc(sizeof *it + n);
         it->kind = rec.kind;
@@ -96,21 +123,24 @@ static void *reader_main(void *arg) {
         it->len = n;
         memcpy(it->data, q->payload_only ? rec.payload : rec.raw, n);
         if (keep) {
-            kept = cal_xrealloc(kept, (q->got + 1) * sizeof *kept);
-            kept[q->got] = copy_rec(it);
+            uint64_t k = q->got + q->bread;
+            kept = cal_xrealloc(kept, (k + 1) * sizeof *kept);
+            kept[k] = copy_rec(it);
         }
         push(q, it, 1);
     }
     cal_reader_close(r);
-    uint64_t have = q->got;
+    uint64_t have = q->got + q->bread;
     if (rc >= 0 && keep && have)
         for (uint64_t i = have; i < q->want; i++) push(q, copy_rec(kept[i % have]), 0);
     for (uint64_t i = 0; kept && i < have; i++) free(kept[i]);
     free(kept);
     if (rc < 0) {
+        free_chain(q->bhead), q->bhead = q->btail = NULL;
         fail(q, err);
         return NULL;
     }
+    flush(q);
     pthread_mutex_lock(&q->set->mu);
     q->finished = 1;
     pthread_cond_broadcast(&q->set->ready);
@@ -150,17 +180,20 @@ const cal_meta *cal_sources_meta(cal_sources *s, size_t i, char *err, size_t err
 
 int cal_sources_next(cal_sources *s, size_t i, cal_source_rec **rec, char *err, size_t errlen) {
     source *q = &s->src[i];
-    pthread_mutex_lock(&s->mu);
-    while (!q->head && !q->finished && !s->error) pthread_cond_wait(&s->ready, &s->mu);
-    if (s->error) return take_error(s, err, errlen);
-    cal_source_rec *r = q->head;
-    if (r) {
-        q->head = r->next;
-        if (!q->head) q->tail = NULL;
-        q->qbytes -= r->len + sizeof *r;
-        pthread_cond_broadcast(&s->space);
+    if (!q->taken) { /* take the whole queue */
+        pthread_mutex_lock(&s->mu);
+        while (!q->head && !q->finished && !s->error) pthread_cond_wait(&s->ready, &s->mu);
+        if (s->error) return take_error(s, err, errlen);
+        if (q->head) {
+            q->taken = q->head;
+            q->head = q->tail = NULL;
+            q->qbytes = 0;
+            pthread_cond_broadcast(&s->space);
+        }
+        pthread_mutex_unlock(&s->mu);
     }
-    pthread_mutex_unlock(&s->mu);
+    cal_source_rec *r = q->taken;
+    if (r) q->taken = r->next;
     *rec = r;
     return r != NULL;
 }
@@ -188,10 +221,9 @@ void cal_sources_free(cal_sources *s) {
     char err[8];
     cal_sources_join(s, err, sizeof err);
     for (size_t i = 0; i < s->n; i++) {
-        for (cal_source_rec *r = s->src[i].head, *nx; r; r = nx) {
-            nx = r->next;
-            free(r);
-        }
+        free_chain(s->src[i].head);
+        free_chain(s->src[i].taken);
+        free_chain(s->src[i].bhead);
         cal_meta_free(&s->src[i].meta);
         free(s->src[i].path);
     }

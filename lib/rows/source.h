@@ -33,7 +33,8 @@ typedef struct cal_source_rec {
 
 typedef struct cal_sources cal_sources;
 
-/* n sources, each queueing up to about queue_bytes before its reader waits. */
+/* n sources, each queueing up to about queue_bytes before its reader waits
+ * (records cross in batches: a source holds at most about twice that). */
 cal_sources *cal_sources_new(size_t n, size_t queue_bytes);
 /* Starts source i's thread: it reads path ("-" = standard input) until it
  * has `want` records (UINT64_MAX: all), keeping whole records or only their

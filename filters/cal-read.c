@@ -26,7 +26,7 @@
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
        O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
-       O_DATE, O_SKIP_BAD, O_MISSING };
+       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
      "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, parquet (default: from the name\nand the first bytes)",
@@ -44,6 +44,7 @@ static const cal_opt opts[] = {
     {0, "add-generation-prompt", NULL, CAL_STAGE, "--chat: end with the assistant's turn header", O_GEN_PROMPT},
     {0, "date", "YYYY-MM-DD", CAL_STAGE, "--chat: the date of strftime_now (default: today)", O_DATE},
     {0, "skip-bad", NULL, CAL_STAGE, "--chat: skip (and count) records the template refuses", O_SKIP_BAD},
+    {0, "chat-var", "KEY=JSON", CAL_STAGE, "--chat: one more template variable, as a keyword\nargument of apply_chat_template (repeatable), e.g.\nenable_thinking=false", O_CHAT_VAR},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
     {0, "min-chars", "N", CAL_STAGE, "skip documents shorter than N characters", O_MIN},
@@ -95,6 +96,7 @@ static cal_sample S;
 static cal_join J = {.max = CAL_MAX_PAYLOAD}; /* --join */
 static unsigned join_flags = ~0u;             /* the joined text is chat only if every part is */
 static cal_chat_spec chat;
+static const char **chat_vars; /* --chat-var, in order */
 static struct tm date;
 static const char *label; /* of the source being read */
 static int done;          /* -n reached */
@@ -238,6 +240,11 @@ int main(int argc, char **argv) {
         case O_GEN_PROMPT: chat.add_generation_prompt = 1; break;
         case O_DATE: parse_date(a.val); break;
         case O_SKIP_BAD: F.skip_bad = 1; break;
+        case O_CHAT_VAR:
+            if (cal_chat_var_check(a.val, ferr, sizeof ferr)) cal_usage_error("%s", ferr);
+            chat_vars = cal_xrealloc(chat_vars, (chat.nvars + 1) * sizeof *chat_vars);
+            chat_vars[chat.nvars++] = a.val, chat.vars = chat_vars;
+            break;
         case O_LIST: list = 1; break;
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
@@ -250,8 +257,8 @@ int main(int argc, char **argv) {
     if (a.noperands == 0) cal_usage_error("no SOURCE given (a corpus name, file, directory or -)");
     if (cal_args_given(&a, O_SEED) && !opt.sampling) cal_usage_error("--seed goes with --sample");
     if (J.empty && !J.sep) cal_usage_error("--empty goes with --join");
-    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad))
-        cal_usage_error("--chat-template-name, --add-generation-prompt, --date and --skip-bad go with --chat");
+    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars))
+        cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date and --skip-bad go with --chat");
     if (chat.model && (cal_args_given(&a, O_TEMPLATE) || fmt))
         cal_usage_error("--chat renders chat records (not with --template or a template --field)");
     char err[1024];
@@ -300,6 +307,7 @@ int main(int argc, char **argv) {
     cal_join_free(&J), free((char *)J.sep), free((char *)J.empty);
     cal_docfile_free(&F);
     cal_chat_render_free(R);
+    free(chat_vars);
     cal_fieldfmt_free(fmt);
     cal_dedup_free(&D);
     cal_args_free(&a);

@@ -187,6 +187,44 @@ static int choose(cal_chat_render *c, const char *want, char *err, size_t errlen
     return 0;
 }
 
+/* --chat-var KEY=JSON: its value (a new reference), or NULL with err. */
+static json_t *parse_var(const char *kv, char *err, size_t errlen) {
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv) {
+        failf(err, errlen, "--chat-var '%s': not KEY=JSON (e.g. enable_thinking=false)", kv);
+        return NULL;
+    }
+    static const char *const fixed[] = {"messages", "tools", "documents", "add_generation_prompt"};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        if (strlen(fixed[i]) == (size_t)(eq - kv) && !memcmp(kv, fixed[i], (size_t)(eq - kv))) {
+            failf(err, errlen, "--chat-var '%s': %s is set by cal-read itself", kv, fixed[i]);
+            return NULL;
+        }
+    json_error_t je;
+    json_t *v = json_loads(eq + 1, JSON_DECODE_ANY, &je);
+    if (!v) failf(err, errlen, "--chat-var '%s': the value is not JSON (%s; a string needs quotes: k='\"x\"')", kv, je.text);
+    return v;
+}
+
+int cal_chat_var_check(const char *kv, char *err, size_t errlen) {
+    json_t *v = parse_var(kv, err, errlen);
+    json_decref(v);
+    return v ? 0 : -1;
+}
+
+/* --chat-var KEY=JSON into the template's variables. */
+static int set_var(cal_chat_render *c, const char *kv, char *err, size_t errlen) {
+    json_t *v = parse_var(kv, err, errlen);
+    if (!v) return -1;
+    size_t n = (size_t)(strchr(kv, '=') - kv);
+    char *key = cal_xmalloc(n + 1);
+    memcpy(key, kv, n);
+    key[n] = 0;
+    json_object_set_new(c->base, key, v);
+    free(key);
+    return 0;
+}
+
 cal_chat_render *cal_chat_render_open(const cal_chat_spec *spec, char *err, size_t errlen) {
     char *cfg, *jinja;
     if (locate(spec->model, &cfg, &jinja, err, errlen)) return NULL;
@@ -197,6 +235,7 @@ cal_chat_render *cal_chat_render_open(const cal_chat_spec *spec, char *err, size
     int rc = cfg ? load_config(c, cfg, !jinja, err, errlen) : 0;
     if (!rc && jinja) rc = load_jinja(c, jinja, err, errlen);
     if (!rc) rc = choose(c, spec->name, err, errlen);
+    for (size_t i = 0; !rc && i < spec->nvars; i++) rc = set_var(c, spec->vars[i], err, errlen);
     json_object_set_new(c->base, "documents", json_null());
     json_object_set_new(c->base, "add_generation_prompt", json_boolean(spec->add_generation_prompt));
     free(cfg);

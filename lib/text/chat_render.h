@@ -23,9 +23,15 @@ typedef struct {
     const char *name;        /* --chat-template-name: one of a list of named templates, or NULL */
     int add_generation_prompt;
     const struct tm *now;    /* strftime_now's time; NULL: the time of rendering */
+    const char *const *vars; /* --chat-var KEY=JSON: more template variables, as
+                              * apply_chat_template's keyword arguments */
+    size_t nvars;
 } cal_chat_spec;
 
-/* Finds and loads the template of spec->model: a folder (its
+/* Finds and loads the template of spec->model (spec->vars are set after the
+ * special tokens, so they override them as keyword arguments do; messages,
+ * tools, documents and add_generation_prompt are refused, as Python refuses
+ * a keyword given twice): a folder (its
  * chat_template.jinja, else the chat_template of its tokenizer_config.json),
  * a tokenizer_config.json (chat_template.jinja beside it wins), a .jinja file
  * (tokenizer_config.json beside it gives the special tokens), or a bare NAME
@@ -46,6 +52,9 @@ const char *cal_chat_render_source(const cal_chat_render *c);
  * template's message (or what is wrong with the record) in err. */
 int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
                            char *err, size_t errlen);
+
+/* 0 when kv is a valid --chat-var KEY=JSON, else -1 with the reason in err. */
+int cal_chat_var_check(const char *kv, char *err, size_t errlen);
 
 void cal_chat_render_free(cal_chat_render *c);
 

@@ -7,13 +7,14 @@ reasoning_content, lists of parts) as OpenAI {"messages", "tools"} records
 [{from, value}]}, and records whose tool-call arguments hold integers and
 floats that Python prints differently (1 and 1.0).
 
-chat_read.py RECORDS MODEL_DIR AGP OUT - the reference: each record rendered
+chat_read.py RECORDS MODEL_DIR AGP OUT [KWARGS] - the reference: each record rendered
 as transformers' tokenizer.apply_chat_template(messages, tools=tools,
 add_generation_prompt=AGP, tokenize=False) renders it with the model's
 tokenizer_config.json (chat_template.jinja beside it wins; a list of named
 templates picks "tool_use" when tools are given, else "default"), in
 python3-jinja2 set up as transformers does (hfenv.py), strftime_now at
-2024-07-26 00:00. OUT gets one JSON object a line: {"want": TEXT} or
+2024-07-26 00:00; KWARGS (a JSON object) are apply_chat_template's
+template keyword arguments (enable_thinking=False). OUT gets one JSON object a line: {"want": TEXT} or
 {"error": MESSAGE} ("raise": the raise_exception message, escaped as C
 prints it)."""
 import datetime
@@ -98,6 +99,8 @@ def main():
     recs_path, model_dir, agp, out_path = sys.argv[1:5]
     env = hfenv.environment(now=datetime.datetime(2024, 7, 26))
     tpl, toks = model_template(model_dir)
+    if len(sys.argv) > 5:  # {**special_tokens_map, **kwargs}, as transformers merges them
+        toks = {**toks, **json.loads(sys.argv[5])}
     with open(out_path, "w", encoding="utf-8") as out:
         for line in open(recs_path, encoding="utf-8"):
             r = render(env, tpl, json.loads(line), agp == "1", toks)

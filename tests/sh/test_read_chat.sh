@@ -82,6 +82,26 @@ for i, l in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
     fi
   fi
 done
+
+# --chat-var: apply_chat_template's template keyword arguments (Qwen 3's
+# enable_thinking), overriding the special tokens as transformers merges them
+if [ -f "$toks/qwen3/tokenizer_config.json" ]; then
+  for agp in 0 1; do
+    opt=; [ $agp = 1 ] && opt=--add-generation-prompt
+    kw='{"enable_thinking": false, "eos_token": "<E>"}'
+    $PY tests/jinja/chat_read.py "$T/recs.jsonl" "$toks/qwen3" $agp "$T/want.kw.$agp" "$kw" || { not_ok "qwen3 --chat-var: reference"; continue; }
+    if cal-read --chat qwen3 $opt --chat-var enable_thinking=false --chat-var 'eos_token="<E>"' --date 2024-07-26 --skip-bad \
+         "$T/recs.jsonl" >"$T/kw.cal" 2>"$T/err" && compare qwen3 "$T/kw.cal" "$T/want.kw.$agp"; then
+      ok "qwen3 agp=$agp --chat-var enable_thinking=false: as apply_chat_template(..., enable_thinking=False)"
+    else
+      not_ok "qwen3 agp=$agp --chat-var enable_thinking=false" "$(cat "$T/err" "$T/cmp.out" | tail -3)"
+    fi
+  done
+fi
+expect_fail "--chat-var of a variable cal-read sets is a usage error" 2 "tools is set by cal-read itself" \
+  cal-read --chat qwen3 --chat-var tools=null "$T/recs.jsonl"
+expect_fail "--chat-var with a value that is not JSON is a usage error" 2 "the value is not JSON" \
+  cal-read --chat qwen3 --chat-var enable_thinking=False "$T/recs.jsonl"
 [ "$models" -ge 3 ] && ok "$models fetched models have a chat template" ||
   not_ok "the fetched models have chat templates" "run: sh scripts/fetch-tokenizers.sh"
 

@@ -83,21 +83,24 @@ for i, l in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
   fi
 done
 
-# --chat-var: apply_chat_template's template keyword arguments (Qwen 3's
-# enable_thinking), overriding the special tokens as transformers merges them
-if [ -f "$toks/qwen3/tokenizer_config.json" ]; then
-  for agp in 0 1; do
-    opt=; [ $agp = 1 ] && opt=--add-generation-prompt
-    kw='{"enable_thinking": false, "eos_token": "<E>"}'
-    $PY tests/jinja/chat_read.py "$T/recs.jsonl" "$toks/qwen3" $agp "$T/want.kw.$agp" "$kw" || { not_ok "qwen3 --chat-var: reference"; continue; }
-    if cal-read --chat qwen3 $opt --chat-var enable_thinking=false --chat-var 'eos_token="<E>"' --date 2024-07-26 --skip-bad \
-         "$T/recs.jsonl" >"$T/kw.cal" 2>"$T/err" && compare qwen3 "$T/kw.cal" "$T/want.kw.$agp"; then
-      ok "qwen3 agp=$agp --chat-var enable_thinking=false: as apply_chat_template(..., enable_thinking=False)"
-    else
-      not_ok "qwen3 agp=$agp --chat-var enable_thinking=false" "$(cat "$T/err" "$T/cmp.out" | tail -3)"
-    fi
-  done
-fi
+# --chat-var: apply_chat_template's template keyword arguments: Qwen 3's
+# enable_thinking (it changes the generation prompt), and a bos_token that
+# overrides the configuration's (Llama 3.1 prints it), as transformers
+# merges {**special_tokens_map, **kwargs}
+chatvar() { # chatvar MODEL AGP KWARGS_JSON CAL-READ-ARGS...
+  m=$1 agp=$2 kw=$3; shift 3
+  opt=; [ "$agp" = 1 ] && opt=--add-generation-prompt
+  [ -f "$toks/$m/tokenizer_config.json" ] || { skip "$m --chat-var" "not fetched"; return; }
+  $PY tests/jinja/chat_read.py "$T/recs.jsonl" "$toks/$m" "$agp" "$T/want.kw" "$kw" || { not_ok "$m --chat-var: reference"; return; }
+  if cal-read --chat "$m" $opt "$@" --date 2024-07-26 --skip-bad "$T/recs.jsonl" >"$T/kw.cal" 2>"$T/err" &&
+     compare "$m" "$T/kw.cal" "$T/want.kw"; then
+    ok "$m agp=$agp $*: as apply_chat_template(..., **$kw)"
+  else
+    not_ok "$m agp=$agp $*" "$(cat "$T/err" "$T/cmp.out" | tail -3)"
+  fi
+}
+chatvar qwen3 1 '{"enable_thinking": false}' --chat-var enable_thinking=false
+chatvar llama3.1-instruct 0 '{"bos_token": "<B>"}' --chat-var 'bos_token="<B>"'
 expect_fail "--chat-var of a variable cal-read sets is a usage error" 2 "tools is set by cal-read itself" \
   cal-read --chat qwen3 --chat-var tools=null "$T/recs.jsonl"
 expect_fail "--chat-var with a value that is not JSON is a usage error" 2 "the value is not JSON" \

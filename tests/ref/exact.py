@@ -13,10 +13,10 @@ Modes: plain (default flags) on everything; --parse-special on the small
 generated groups; --add-special with and without --parse-special on a few.
 --unicode runs instead the code point suite of issue 12 (gen_cases.unicode_groups:
 every code point alone, after a letter and in combining sequences, and the
-controls inside real text): every code point in plain mode, every 17th in the
-three others (they differ from plain only in special tokens and templates,
-which the controls group exercises in full); --reduced takes every 13th and
-every 221st.
+controls inside real text) in all four modes: cal-encode encodes every code
+point in each; the reference all in plain mode and a sample in the others,
+the rest being covered by what each flag can change, asserted document by
+document (flag_modes.py); --reduced takes every 13th code point.
 Reference outputs are cached in build/exact/ref keyed by the SHA-256 of the
 input, the tokenizer file, the mode and the harness, so re-runs are fast.
 Prints one "ok"/"not ok" line per tokenizer and mode with documents, tokens
@@ -34,6 +34,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
 import calstream  # noqa: E402
+import flag_modes  # noqa: E402
 import gen_cases  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -144,7 +145,7 @@ def build_inputs(reduced, notes, unicode_suite=False):
     tokenizers and the corpora are unchanged); returns {mode: path}."""
     corp = {} if unicode_suite else corpora(reduced, notes)
     h = hashlib.sha256()
-    for f in ("tests/ref/gen_cases.py", "tests/ref/exact.py", "examples/calstream.py"):
+    for f in ("tests/ref/gen_cases.py", "tests/ref/exact.py", "tests/ref/flag_modes.py", "examples/calstream.py"):
         h.update(open(os.path.join(ROOT, f), "rb").read())
     h.update(open(os.path.join(ROOT, "scripts", "tokenizers.sha256"), "rb").read())
     h.update(b"reduced" if reduced else b"full")
@@ -154,7 +155,8 @@ def build_inputs(reduced, notes, unicode_suite=False):
         for d in corp[label]:
             h.update(hashlib.sha256(d).digest())
     stamp = h.hexdigest()[:16]
-    paths = {m: os.path.join(WORK, "input-%s%s-%s.cal" % ("unicode-" if unicode_suite else "", m, stamp)) for m in MODES}
+    kinds = ["full", "sample"] if unicode_suite else MODES
+    paths = {m: os.path.join(WORK, "input-%s%s-%s.cal" % ("unicode-" if unicode_suite else "", m, stamp)) for m in kinds}
     if all(os.path.exists(p) for p in paths.values()):
         for p in paths.values():
             os.utime(p)  # in use: the cleanup below spares inputs used within the hour
@@ -166,11 +168,19 @@ def build_inputs(reduced, notes, unicode_suite=False):
                 os.remove(p)
         except OSError:  # removed by a concurrent run meanwhile
             pass
-    groups = gen_cases.groups(reduced, special_strings()) if not unicode_suite else None
+    if unicode_suite:
+        groups = gen_cases.unicode_groups(13 if reduced else 1)
+        docs = [(g, d) for g in groups for d in groups[g]]
+        texts = set()
+        for name in HF + SPM:
+            texts.update(flag_modes.special_texts(name, tok_path(name), name in SPM, WORK) or [])
+        idx = flag_modes.sample([g.encode() for g, _ in docs], [d for _, d in docs], texts)
+        for kind, part in (("full", docs), ("sample", [docs[k] for k in idx])):
+            calstream.write_text(paths[kind] + ".tmp", part)
+            os.replace(paths[kind] + ".tmp", paths[kind])
+        return paths
+    groups = gen_cases.groups(reduced, special_strings())
     for mode, (_, want) in MODES.items():
-        if unicode_suite:
-            groups = gen_cases.unicode_groups((13 if reduced else 1) * (1 if mode == "plain" else 17))
-            want = None
         groups.update(corp)
         names = [g for g in groups if want is None or g in want]
         calstream.write_text(paths[mode] + ".tmp", ((g, d) for g in names for d in groups[g]))
@@ -236,7 +246,9 @@ def describe(name, doc, ours, ref, piece):
             "ours [%d:]: %s" % (lo, fmt(ours)), "ref  [%d:]: %s" % (lo, fmt(ref))]
 
 
-def run_one(name, mode, inp, ref_file, t_ref, docs, labels, ids):
+def run_one(name, mode, inp, ref_file, t_ref, docs, labels, ids, keep=None):
+    """Compares cal-encode's ids in mode with the reference's (ref_file None:
+    only encodes); keep, a dict, receives our payloads under mode."""
     flags = MODES[mode][0]
     out = os.path.join(WORK, "ours-%s-%s-%d.cal" % (name, mode, os.getpid()))
     t0 = time.time()
@@ -250,6 +262,13 @@ def run_one(name, mode, inp, ref_file, t_ref, docs, labels, ids):
         return False
     metas, recs = calstream.read_records(out)
     os.remove(out)
+    if keep is not None:
+        keep[mode] = [r[3] for r in recs]
+    if ref_file is None:
+        if len(recs) != len(docs):
+            print("not ok - %s: %d records for %d documents" % (title, len(recs), len(docs)))
+            return False
+        return True
     ref = read_ids_file(ref_file)
     problems, same, ntok, bad_groups = [], 0, 0, {}
     if len(recs) != len(docs) or len(ref) != len(docs):
@@ -284,6 +303,45 @@ def run_one(name, mode, inp, ref_file, t_ref, docs, labels, ids):
     return True
 
 
+def unicode_main(paths, only):
+    """The code point suite: plain against the reference on everything, the
+    flag modes on the sample and by flag_modes' argument on the rest."""
+    full = calstream.read_records(paths["full"], verify=False)[1]
+    docs, labels, ids = [r[3] for r in full], [r[1] for r in full], [r[2] for r in full]
+    sampled = calstream.read_records(paths["sample"], verify=False)[1]
+    where = {}
+    for k, r in enumerate(full):
+        where.setdefault((r[1], r[3]), k)
+    idx = [where[(r[1], r[3])] for r in sampled]
+    shas = {"full": file_sha(paths["full"]), "sample": file_sha(paths["sample"])}
+    ok = True
+    for name in HF + SPM:
+        if only and name not in only:
+            continue
+        refs = {m: ref_path(name, m, shas["full" if m == "plain" else "sample"]) for m in MODES}
+        jobs = [(m, paths["full" if m == "plain" else "sample"], refs[m]) for m in MODES if not os.path.exists(refs[m])]
+        t0 = time.time()
+        err = run_reference(name, jobs)
+        if err:
+            print("not ok - every code point: %s: %s" % (name, err))
+            ok = False
+            continue
+        t_ref = time.time() - t0 if jobs else None
+        ours = {}
+        ok &= run_one(name, "plain", paths["full"], refs["plain"], t_ref, docs, labels, ids, ours)
+        for m in ("parse", "add", "add-parse"):
+            ok &= run_one(name, m, paths["full"], None, None, docs, labels, ids, ours)
+        if len(ours) != len(MODES):
+            continue
+        texts = flag_modes.special_texts(name, tok_path(name), name in SPM, WORK)
+        good, lines = flag_modes.check(name, texts, docs, idx, ours, read_ids_file(refs["plain"]),
+                                       {m: read_ids_file(refs[m]) for m in ("parse", "add", "add-parse")})
+        ok &= good
+        print("\n".join(lines))
+        sys.stdout.flush()
+    return 0 if ok else 1
+
+
 def main():
     reduced = "--reduced" in sys.argv
     only = None
@@ -295,9 +353,11 @@ def main():
     paths = build_inputs(reduced, notes, unicode_suite)
     for n in notes:
         print("skip - exact corpora: %s" % n)
-    if reduced and unicode_suite:
+    if unicode_suite and reduced:
         print("skip - every code point: SANITIZE=1 takes every 13th; the plain build takes all")
-    elif reduced:
+    if unicode_suite:
+        return unicode_main(paths, only)
+    if reduced:
         print("skip - exact full inputs: SANITIZE=1 runs a reduced set (every 13th code point, 64 KB words, "
               "256 KB per corpus); the plain build runs everything")
     inputs = {}

@@ -47,20 +47,25 @@ char *tok_read_file(const char *path, size_t *len, char *err, size_t errlen)
 }
 
 /* The defaults of the tokenizer classes calkit knows (transformers 4.x,
- * models/<name>/tokenization_<name>_fast.py). */
+ * models/<name>/tokenization_<name>_fast.py: the __init__ keyword defaults;
+ * CodeLlama's fill-in-the-middle tokens join additional_special_tokens). */
 static const struct {
-    const char *cls, *token[TC_NSPECIAL];
+    const char *cls, *token[TC_NNAMED];
     int rebuild, add_bos, add_eos;
 } classes[] = {
-    {"LlamaTokenizerFast", {"<s>", "</s>", NULL}, 1, 1, 0},
-    {"CodeLlamaTokenizerFast", {"<s>", "</s>", NULL}, 1, 1, 0},
-    {"GemmaTokenizerFast", {"<bos>", "<eos>", "<pad>"}, 1, 1, 0},
-    {"CohereTokenizerFast", {"<BOS_TOKEN>", "<|END_OF_TURN_TOKEN|>", "<PAD>"}, 1, 1, 0},
-    {"Qwen2TokenizerFast", {NULL, "<|endoftext|>", "<|endoftext|>"}, 0, 0, 0},
-    {"GPT2TokenizerFast", {"<|endoftext|>", "<|endoftext|>", NULL}, 0, 0, 0},
-    {"PreTrainedTokenizerFast", {NULL, NULL, NULL}, 0, 0, 0},
+    {"LlamaTokenizerFast", {[TC_BOS] = "<s>", [TC_EOS] = "</s>", [TC_UNK] = "<unk>"}, 1, 1, 0},
+    {"CodeLlamaTokenizerFast", {[TC_BOS] = "<s>", [TC_EOS] = "</s>", [TC_UNK] = "<unk>"}, 1, 1, 0},
+    {"GemmaTokenizerFast", {[TC_BOS] = "<bos>", [TC_EOS] = "<eos>", [TC_PAD] = "<pad>", [TC_UNK] = "<unk>"}, 1, 1, 0},
+    {"CohereTokenizerFast", {[TC_BOS] = "<BOS_TOKEN>", [TC_EOS] = "<|END_OF_TURN_TOKEN|>", [TC_PAD] = "<PAD>",
+                             [TC_UNK] = "<UNK>"}, 1, 1, 0},
+    {"Qwen2TokenizerFast", {[TC_EOS] = "<|endoftext|>", [TC_PAD] = "<|endoftext|>", [TC_UNK] = "<|endoftext|>"}, 0, 0, 0},
+    {"GPT2TokenizerFast", {[TC_BOS] = "<|endoftext|>", [TC_EOS] = "<|endoftext|>", [TC_UNK] = "<|endoftext|>"}, 0, 0, 0},
+    {"PreTrainedTokenizerFast", {NULL}, 0, 0, 0},
 };
-static const char *const keys[TC_NSPECIAL] = {"bos_token", "eos_token", "pad_token"};
+static const char *const keys[TC_NNAMED] = {"bos_token", "eos_token", "pad_token", "unk_token", "sep_token",
+                                            "cls_token", "mask_token"};
+static const char *const fim_keys[] = {"prefix_token", "middle_token", "suffix_token", "eot_token"};
+static const char *const fim_default[] = {"\xe2\x96\x81<PRE>", "\xe2\x96\x81<MID>", "\xe2\x96\x81<SUF>", "\xe2\x96\x81<EOT>"};
 
 static char *dupn(const char *s, size_t n)
 {
@@ -113,43 +118,116 @@ static int read_json(const char *dir, const char *name, json_file *f, tok_config
     return 1;
 }
 
-/* A special token's value: a string, an AddedToken object ({"content": ...},
- * with or without "__type"), or null. 1 with *out (NULL for null), 0 when
- * the key is absent, -1 for another type. */
-static int token_value(const tj *o, const char *key, char **out)
+static int get_bool(const tj *o, const char *key, int dflt)
 {
     const tj *v = tj_get(o, key);
-    if (!v) return 0;
-    if (v->type == TJ_NULL) { *out = NULL; return 1; }
-    if (v->type == TJ_OBJ) v = tj_get(v, "content");
-    if (!v || v->type != TJ_STR) return -1;
-    *out = dupn(v->u.s, v->n);
-    return 1;
+    return v && v->type == TJ_TRUE ? 1 : v && v->type == TJ_FALSE ? 0 : dflt;
+}
+
+static void token_clear(tc_token *t)
+{
+    free(t->text);
+    free(t->from);
+    memset(t, 0, sizeof *t);
+}
+
+/* A special token's value v: a string, an AddedToken object ({"content": ...},
+ * with or without "__type"; its lstrip, rstrip, single_word, normalized,
+ * which tokenizers defaults to false for a special token), or null (*out
+ * cleared). 0, or -1 for another type. */
+static int token_value(const tj *v, const char *from, tc_token *out)
+{
+    const tj *o = v->type == TJ_OBJ ? v : NULL;
+    if (o) v = tj_get(o, "content");
+    if (!v || (v->type != TJ_STR && (o || v->type != TJ_NULL))) return -1;
+    token_clear(out);
+    if (v->type == TJ_NULL) return 0;
+    out->text = dupn(v->u.s, v->n);
+    out->from = cal_xstrdup(from);
+    if (o) {
+        out->lstrip = get_bool(o, "lstrip", 0);
+        out->rstrip = get_bool(o, "rstrip", 0);
+        out->single_word = get_bool(o, "single_word", 0);
+        out->normalized = get_bool(o, "normalized", 0);
+    }
+    return 0;
+}
+
+static int bad_token(const char *file, const char *key, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: %s: expected a string, an AddedToken object or null", file, key);
+    return -1;
 }
 
 /* Takes the special tokens that the object o of FILE sets. */
 static int take_tokens(tok_config *c, const tj *o, const char *file, char *err, size_t errlen)
 {
-    for (int k = 0; k < TC_NSPECIAL; k++) {
-        char *v;
-        int rc = token_value(o, keys[k], &v);
-        if (rc < 0) {
-            snprintf(err, errlen, "%s: %s: expected a string, an AddedToken object or null", file, keys[k]);
-            return -1;
+    for (int k = 0; k < TC_NNAMED; k++) {
+        const tj *v = tj_get(o, keys[k]);
+        char *from = fmt(file, keys[k]);
+        int rc = v ? token_value(v, from, &c->tok[k]) : 0;
+        free(from);
+        if (rc) return bad_token(file, keys[k], err, errlen);
+    }
+    const tj *a = tj_get(o, "additional_special_tokens");
+    if (!a || a->type == TJ_NULL) return 0;
+    if (a->type != TJ_ARR) {
+        snprintf(err, errlen, "%s: additional_special_tokens: expected a list", file);
+        return -1;
+    }
+    for (size_t i = 0; i < c->nextra; i++) token_clear(&c->extra[i]);
+    free(c->extra);
+    c->extra = cal_xcalloc(a->n + 4, sizeof *c->extra);  /* + CodeLlama's four */
+    c->nextra = 0;
+    char *from = fmt(file, "additional_special_tokens");
+    for (uint32_t i = 0; i < a->n; i++) {
+        tc_token *t = &c->extra[c->nextra];
+        if (token_value(&a->u.kids[i], from, t)) {
+            free(from);
+            return bad_token(file, "additional_special_tokens", err, errlen);
         }
-        if (!rc) continue;
-        free(c->token[k]);
-        free(c->from[k]);
-        c->token[k] = v;
-        c->from[k] = fmt(file, keys[k]);
+        if (t->text) c->nextra++;
+    }
+    free(from);
+    return 0;
+}
+
+/* CodeLlamaTokenizerFast appends prefix/middle/suffix/eot_token (defaults
+ * "\u2581<PRE>", ...; null drops one) to additional_special_tokens. */
+static int take_fim(tok_config *c, const tj *o, char *err, size_t errlen)
+{
+    if (!c->extra) c->extra = cal_xcalloc(4, sizeof *c->extra);
+    for (size_t i = 0; i < 4; i++) {
+        const tj *v = o ? tj_get(o, fim_keys[i]) : NULL;
+        tc_token *t = &c->extra[c->nextra];
+        if (v) {
+            char *from = fmt("tokenizer_config.json", fim_keys[i]);
+            int rc = token_value(v, from, t);
+            free(from);
+            if (rc) return bad_token("tokenizer_config.json", fim_keys[i], err, errlen);
+        } else {
+            t->text = cal_xstrdup(fim_default[i]);
+            t->from = fmt(c->cls, "default");
+        }
+        if (t->text) c->nextra++;
     }
     return 0;
 }
 
-static int get_bool(const tj *o, const char *key, int dflt)
+size_t tok_config_specials(const tok_config *c, const tc_token **out, size_t max)
 {
-    const tj *v = tj_get(o, key);
-    return v && v->type == TJ_TRUE ? 1 : v && v->type == TJ_FALSE ? 0 : dflt;
+    static const int order[] = {TC_BOS, TC_EOS, TC_UNK, TC_SEP, TC_PAD, TC_CLS, TC_MASK};
+    size_t n = 0;
+    for (size_t i = 0; i < 7 + c->nextra; i++) {
+        const tc_token *t = i < 7 ? &c->tok[order[i]] : &c->extra[i - 7];
+        if (!t->text) continue;
+        size_t k = 0;
+        while (k < n && k < max && strcmp(out[k]->text, t->text)) k++;
+        if (k < n && k < max) continue;
+        if (n < max) out[n] = t;
+        n++;
+    }
+    return n;
 }
 
 int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen)
@@ -188,15 +266,16 @@ int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen)
     size_t k = 0, nk = sizeof classes / sizeof *classes;
     while (k < nk && strcmp(classes[k].cls, c->cls)) k++;
     if (k < nk) {
-        for (int i = 0; i < TC_NSPECIAL; i++)
+        for (int i = 0; i < TC_NNAMED; i++)
             if (classes[k].token[i]) {
-                c->token[i] = cal_xstrdup(classes[k].token[i]);
-                c->from[i] = fmt(c->cls, "default");
+                c->tok[i].text = cal_xstrdup(classes[k].token[i]);
+                c->tok[i].from = fmt(c->cls, "default");
             }
         c->rebuild = classes[k].rebuild;
     }
     if (have_cfg == 1 && take_tokens(c, cfg.root, "tokenizer_config.json", err, errlen)) goto out;
     if (have_map == 1 && take_tokens(c, map.root, "special_tokens_map.json", err, errlen)) goto out;
+    if (!strcmp(c->cls, "CodeLlamaTokenizerFast") && take_fim(c, have_cfg == 1 ? cfg.root : NULL, err, errlen)) goto out;
     c->add_bos = get_bool(cfg.root, "add_bos_token", k < nk ? classes[k].add_bos : 0);
     c->add_eos = get_bool(cfg.root, "add_eos_token", k < nk ? classes[k].add_eos : 0);
     rc = 0;
@@ -211,7 +290,9 @@ out:
 void tok_config_free(tok_config *c)
 {
     free(c->cls);
-    for (int k = 0; k < TC_NSPECIAL; k++) free(c->token[k]), free(c->from[k]);
+    for (int k = 0; k < TC_NNAMED; k++) token_clear(&c->tok[k]);
+    for (size_t i = 0; i < c->nextra; i++) token_clear(&c->extra[i]);
+    free(c->extra);
     free(c->gen_eos);
     memset(c, 0, sizeof *c);
 }

@@ -2,8 +2,9 @@
  * transformers 4.x's AutoTokenizer.from_pretrained(folder) (use_fast=True)
  * reads it:
  *  - tokenizer_config.json: tokenizer_class (a slow name means its Fast
- *    class), bos/eos/pad/unk_token (a string, an AddedToken object, or null
- *    for none), add_bos_token, add_eos_token;
+ *    class), bos/eos/unk/sep/pad/cls/mask_token (a string, an AddedToken
+ *    object, or null for none), additional_special_tokens (a list of those),
+ *    add_bos_token, add_eos_token;
  *  - special_tokens_map.json: overrides those tokens, but only for a legacy
  *    config without "added_tokens_decoder" (transformers reads it only then);
  *  - the class's defaults for what neither file says (LlamaTokenizerFast's
@@ -19,18 +20,32 @@
 
 #include <stddef.h>
 
-enum { TC_BOS, TC_EOS, TC_PAD, TC_NSPECIAL };
+/* bos, eos, pad: what calkit uses; the others are only made tokens */
+enum { TC_BOS, TC_EOS, TC_PAD, TC_NSPECIAL, TC_UNK = TC_NSPECIAL, TC_SEP, TC_CLS, TC_MASK, TC_NNAMED };
+
+typedef struct {
+    char *text;                    /* NULL for none */
+    char *from;                    /* where it came from, e.g. "tokenizer_config.json bos_token" */
+    int lstrip, rstrip, single_word, normalized; /* an AddedToken object's (else false) */
+} tc_token;
 
 typedef struct {
     char *cls;                     /* the tokenizer class used, or NULL (no configuration) */
     const char *cls_from;          /* "tokenizer_config.json" or "default" */
-    char *token[TC_NSPECIAL];      /* the special token texts; NULL for none */
-    char *from[TC_NSPECIAL];       /* where each came from, e.g. "tokenizer_config.json bos_token" */
+    tc_token tok[TC_NNAMED];       /* the named special tokens */
+    tc_token *extra;               /* additional_special_tokens, in order */
+    size_t nextra;
     int add_bos, add_eos;          /* the rebuilt template's parts (rebuild only) */
     int rebuild;                   /* the class rebuilds the post-processor template */
     char *gen_eos;                 /* generation_config.json eos_token_id as written ("128001,128009"), or NULL */
     char files[160];               /* the configuration files read, space-separated */
 } tok_config;
+
+/* The special tokens in transformers' order (all_special_tokens_extended:
+ * bos, eos, unk, sep, pad, cls, mask, then the additional ones), each text
+ * once; the tokenizer must have them all (missing ones become tokens).
+ * Returns their count; out holds up to max of them. */
+size_t tok_config_specials(const tok_config *c, const tc_token **out, size_t max);
 
 /* Reads the configuration files of the folder dir (any may be missing; with
  * none, c->cls is NULL). Returns 0, or -1 with "FILE: what" in err for a

@@ -50,6 +50,13 @@ int64_t tok_hf_pad(const tok_hf *t, const char **from);
 /* The id of a token's text (an added token's, else the vocabulary's, as
  * written in the file), or -1. */
 int64_t tok_hf_token_id(const tok_hf *t, const char *s, size_t n);
+/* Makes s[0..n) a special added token, as transformers does with a special
+ * token its configuration names (tokenizers' add_tokens): an added token of
+ * that text keeps its id; else it becomes one, with the vocabulary's id for
+ * the text or, with *is_new set, the next id after the vocabulary and the
+ * added tokens. Call before encoding. Returns the id, or -1 with err. */
+int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int rstrip, int single_word, int normalized,
+                           int *is_new, char *err, size_t errlen);
 /* The text of an id as written in the file (NULL outside the vocabulary). */
 const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len);
 /* The ids --add-special puts before (post = 0) and after (post = 1) the

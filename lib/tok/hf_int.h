@@ -149,6 +149,7 @@ struct tok_hf {
     uint32_t *id_len;
     uint8_t *id_special;
     uint32_t nids;
+    uint32_t model_n;         /* the model's vocabulary size (without the added tokens) */
     /* pipeline */
     th_norm *norm; size_t nnorm;
     th_pretok *pre; size_t npre;

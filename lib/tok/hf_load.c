@@ -624,6 +624,7 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     if (add_pre(&l, tj_get(root, "pre_tokenizer"), "pre_tokenizer")) goto fail;
     if (add_norm(&l, tj_get(root, "normalizer"), "normalizer")) goto fail;
     if (load_model(&l, tj_get(root, "model"))) goto fail;
+    t->model_n = l.orig->n;
     if (load_added(&l, tj_get(root, "added_tokens"))) goto fail;
     if (add_post(&l, tj_get(root, "post_processor"), "post_processor")) goto fail;
     if (add_dec(&l, tj_get(root, "decoder"), "decoder")) goto fail;
@@ -702,6 +703,59 @@ int64_t tok_hf_token_id(const tok_hf *t, const char *s, size_t n)
     for (uint32_t id = 0; id < t->nids; id++)
         if (t->id_str[id] && t->id_len[id] == n && !memcmp(t->id_str[id], s, n)) return id;
     return -1;
+}
+
+int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int rstrip, int single_word, int normalized,
+                           int *is_new, char *err, size_t errlen)
+{
+    *is_new = 0;
+    for (size_t i = 0; i < t->nadded; i++)
+        if (t->added[i].len == n && !memcmp(t->added[i].content, s, n)) return t->added[i].id;
+    if (!n) {
+        snprintf(err, errlen, "an empty special token");
+        return -1;
+    }
+    /* the id: the vocabulary's for this text, else the next after the
+     * vocabulary and the added tokens (tokenizers' AddedVocabulary) */
+    int64_t id = tok_hf_token_id(t, s, n);
+    if (id < 0) {
+        uint32_t max = 0;
+        for (size_t i = 0; i < t->nadded; i++)
+            if (t->added[i].id > max) max = t->added[i].id;
+        id = t->nadded && (max >= t->model_n || !t->model_n) ? (int64_t)max + 1 : t->model_n;
+        *is_new = 1;
+    }
+    char *nz = NULL;
+    size_t nn = 0;
+    if (normalized && th_normalize(t, s, n, &nz, &nn, err, errlen)) return -1;
+    t->added = cal_xrealloc(t->added, (t->nadded + 1) * sizeof *t->added);
+    th_added *a = &t->added[t->nadded];
+    *a = (th_added){.content = dupn(s, n), .len = n, .id = (uint32_t)id, .special = 1, .lstrip = lstrip,
+                    .rstrip = rstrip, .normalized = normalized, .single_word = single_word};
+    if (normalized) {
+        trie_add(&t->trie_norm, nz, nn, (uint32_t)t->nadded);
+        t->has_norm = 1;
+        free(nz);
+    } else {
+        trie_add(&t->trie_raw, s, n, (uint32_t)t->nadded);
+        t->has_raw = 1;
+    }
+    t->nadded++;
+    if ((uint32_t)id >= t->nids) {
+        uint32_t old = t->nids;
+        t->nids = (uint32_t)id + 1;
+        t->id_str = cal_xrealloc(t->id_str, t->nids * sizeof *t->id_str);
+        t->id_len = cal_xrealloc(t->id_len, t->nids * sizeof *t->id_len);
+        t->id_special = cal_xrealloc(t->id_special, t->nids);
+        memset(t->id_str + old, 0, (t->nids - old) * sizeof *t->id_str);
+        memset(t->id_len + old, 0, (t->nids - old) * sizeof *t->id_len);
+        memset(t->id_special + old, 0, t->nids - old);
+    }
+    free(t->id_str[id]);
+    t->id_str[id] = dupn(s, n);
+    t->id_len[id] = (uint32_t)n;
+    t->id_special[id] = 1;
+    return id;
 }
 
 const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len)

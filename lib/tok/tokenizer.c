@@ -65,6 +65,7 @@ struct cal_tok {
     int spm_bos, spm_eos;          /* spm: what --add-special adds */
     char *tmpl_from;               /* where the --add-special template came from */
     tok_config cfg;                /* a model folder's configuration (cfg.cls NULL: none) */
+    char *made;                    /* special tokens the configuration made new tokens, as recorded */
     char *files;                   /* the files read */
 };
 
@@ -180,20 +181,54 @@ static char *dup_join(const char *a, const char *b) {
     return r;
 }
 
+/* Every special token the configuration names becomes a special added token
+ * of the tokenizer.json, as transformers' PreTrainedTokenizerFast.__init__
+ * adds those its added tokens lack (tok_hf_add_special): one missing from
+ * the vocabulary gets the next id. Those are recorded in t->made. */
+static int make_specials(cal_tok *t, char *err, size_t errlen) {
+    const tc_token *sp[256];
+    size_t n = tok_config_specials(&t->cfg, sp, 256);
+    if (n > 256) {
+        set_err(err, errlen, "%zu special tokens in %s: at most 256", n, t->cfg.files);
+        return -1;
+    }
+    cal_buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (!*sp[i]->text) continue; /* tokenizers ignores an empty one */
+        int is_new;
+        char why[256];
+        int64_t id = tok_hf_add_special(t->hf, sp[i]->text, strlen(sp[i]->text), sp[i]->lstrip, sp[i]->rstrip,
+                                        sp[i]->single_word, sp[i]->normalized, &is_new, why, sizeof why);
+        if (id < 0) {
+            set_err(err, errlen, "%s '%s' (%s): %s", "special token", sp[i]->text, sp[i]->from, why);
+            cal_buf_free(&b);
+            return -1;
+        }
+        if (is_new) cal_buf_addf(&b, "%s%s=%lld (%s)", b.n ? "; " : "", sp[i]->text, (long long)id, sp[i]->from);
+    }
+    if (b.n) {
+        cal_buf_addc(&b, 0);
+        t->made = b.p;
+    }
+    return 0;
+}
+
 /* The special ids and the --add-special template from the folder's
  * configuration (transformers' rules: config.h). */
 static int apply_config(cal_tok *t, const char *tokfile, char *err, size_t errlen) {
     tok_config *c = &t->cfg;
+    if (t->hf && make_specials(t, err, errlen)) return -1;
     static const char *const what[TC_NSPECIAL] = {"bos_token", "eos_token", "pad_token"};
     for (int k = 0; k < TC_NSPECIAL; k++) {
         t->special[k] = -1;
-        if (!c->token[k]) continue;
-        t->special[k] = token_id(t, c->token[k]);
+        if (!c->tok[k].text) continue;
+        t->special[k] = token_id(t, c->tok[k].text);
         if (t->special[k] < 0) {
-            set_err(err, errlen, "%s '%s' (%s) is not a token of %s", what[k], c->token[k], c->from[k], tokfile);
+            set_err(err, errlen, "%s '%s' (%s) is not a piece of %s (calkit adds no tokens to a SentencePiece model)",
+                    what[k], c->tok[k].text, c->tok[k].from, tokfile);
             return -1;
         }
-        t->from[k] = cal_xstrdup(c->from[k]);
+        t->from[k] = cal_xstrdup(c->tok[k].from);
     }
     if (!c->rebuild && t->hf) {
         t->tmpl_from = cal_xstrdup("tokenizer.json post_processor");
@@ -294,6 +329,7 @@ void cal_tok_free(cal_tok *t) {
     for (int k = 0; k < TC_NSPECIAL; k++) free(t->from[k]);
     free(t->tmpl_from);
     free(t->files);
+    free(t->made);
     tok_config_free(&t->cfg);
     free(t);
 }
@@ -440,6 +476,8 @@ void cal_tok_meta(const cal_tok *t, cal_meta *m) {
     cal_buf_addc(&b, 0);
     cal_meta_set(m, "add_special", b.p);
     cal_meta_set(m, "add_special_from", t->tmpl_from);
+    if (t->made) cal_meta_set(m, "specials_added", t->made);
+    else cal_meta_del(m, "specials_added");
     if (t->cfg.gen_eos) cal_meta_set(m, "generation_eos", t->cfg.gen_eos);
     else cal_meta_del(m, "generation_eos");
     cal_buf_free(&b);

@@ -3,7 +3,7 @@
 // build/npm by scripts/fetch-tokenizers.sh) and writes, per record, a
 // little-endian u32 count followed by the u32 ids.
 //
-//   node hf_encode.js TOKENIZER.json MODE IN.cal OUT.ids [MODE IN.cal OUT.ids]...
+//   node hf_encode.js TOKENIZER.json [--add-tokens TOKENS.json] MODE IN.cal OUT.ids [MODE IN.cal OUT.ids]...
 //   MODE: plain        encode(s, null, {addSpecialTokens: false}) on a copy of
 //                      the tokenizer.json whose special added tokens can never
 //                      match: HF encode_special_tokens=True (special-token
@@ -12,6 +12,12 @@
 //         add          as plain, with addSpecialTokens: true
 //         add-parse    as parse, with addSpecialTokens: true
 //
+// --add-tokens: a JSON list of {content, lstrip, rstrip, single_word,
+// normalized} added as special tokens (addAddedTokens, tokenizers'
+// add_tokens, which transformers calls for the special tokens its
+// configuration names) in the parse modes; TOKENS.json.ids receives their
+// ids. (In the plain modes special tokens never match: nothing to add.)
+//
 // Each record's bytes are decoded with the WHATWG UTF-8 decoder (invalid
 // sequences -> U+FFFD per maximal subpart, a BOM kept), since the reference
 // takes JavaScript strings.
@@ -19,7 +25,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const {Tokenizer} = require(path.resolve(__dirname, '../../build/npm/node_modules/@anush008/tokenizers'));
+const {AddedToken, Tokenizer} = require(path.resolve(__dirname, '../../build/npm/node_modules/@anush008/tokenizers'));
 
 function* textRecords(buf) {
   const magic = Buffer.from([0x89, 0x43, 0x41, 0x4c, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -39,7 +45,15 @@ function* textRecords(buf) {
 
 // The tokenizer for a mode: the file itself, or (plain, add) a copy whose
 // special added tokens cannot match.
-function load(tokPath, parse) {
+function load(tokPath, parse, extra) {
+  if (parse && extra) {
+    const tok = Tokenizer.fromFile(tokPath);
+    const list = JSON.parse(fs.readFileSync(extra, 'utf8'));
+    tok.addAddedTokens(list.map((t) => new AddedToken(t.content, true, {
+      leftStrip: !!t.lstrip, rightStrip: !!t.rstrip, singleWord: !!t.single_word, normalized: !!t.normalized})));
+    fs.writeFileSync(extra + '.ids', JSON.stringify(list.map((t) => tok.tokenToId(t.content))) + '\n');
+    return tok;
+  }
   if (parse) return Tokenizer.fromFile(tokPath);
   // The library gives added tokens that are not in the model's vocabulary
   // the next free id in file order (it ignores their "id"), so a special
@@ -86,14 +100,16 @@ async function encodeFile(tok, add, inPath, outPath) {
 }
 
 async function main() {
-  const [tokPath, ...jobs] = process.argv.slice(2);
+  let [tokPath, ...jobs] = process.argv.slice(2);
+  let extra = null;
+  if (jobs[0] === '--add-tokens') [, extra, ...jobs] = jobs;
   if (!jobs.length || jobs.length % 3) throw new Error('usage: hf_encode.js TOKENIZER.json MODE IN.cal OUT.ids ...');
   const toks = {};
   for (let k = 0; k < jobs.length; k += 3) {
     const [mode, inPath, outPath] = jobs.slice(k, k + 3);
     if (!['plain', 'parse', 'add', 'add-parse'].includes(mode)) throw new Error(`bad mode ${mode}`);
     const parse = mode.endsWith('parse');
-    if (!toks[parse]) toks[parse] = load(tokPath, parse);
+    if (!toks[parse]) toks[parse] = load(tokPath, parse, extra);
     await encodeFile(toks[parse], mode.startsWith('add'), inPath, outPath);
   }
 }

@@ -81,8 +81,12 @@ mk nobos '{"tokenizer_class": "LlamaTokenizerFast", "bos_token": null}'
 expect_fail "add_bos_token without a bos_token: an error, as in transformers" 1 "add_bos_token is true but there is no bos_token" \
   cal-encode -t "$T/nobos" "$T/hi.cal"
 mk unknown '{"tokenizer_class": "PreTrainedTokenizerFast", "eos_token": "<|nope|>"}'
-expect_fail "a special token that is not a token: an error naming it and its source" 1 \
-  "eos_token '<\|nope\|>' \(tokenizer_config.json eos_token\) is not a token of $T/unknown/tokenizer.json" cal-encode -t "$T/unknown" "$T/hi.cal"
+eq "a special token the tokenizer.json lacks becomes a new token (test_encode_specials_made.sh)" "$(run "$T/unknown" "$T/hi.cal" | cut -d'|' -f2,3)" \
+  " - 6 - | - / tokenizer_config.json eos_token "
+mkdir -p "$T/spm" && cp build/tokenizers/llama2-spm.model "$T/spm/tokenizer.model"
+printf '{"tokenizer_class": "LlamaTokenizer", "eos_token": "<|nope|>"}\n' >"$T/spm/tokenizer_config.json"
+expect_fail "... but not to a SentencePiece model: an error naming it and its source" 1 \
+  "eos_token '<\|nope\|>' \(tokenizer_config.json eos_token\) is not a piece of $T/spm/tokenizer.model \(calkit adds no tokens" cal-encode -t "$T/spm" "$T/hi.cal"
 printf '{"tokenizer_class": 7, ' >"$T/ptf/tokenizer_config.json"
 expect_fail "a broken tokenizer_config.json names the file" 1 "^cal-encode: $T/ptf: $T/ptf/tokenizer_config.json: byte" cal-encode -t "$T/ptf" "$T/hi.cal"
 

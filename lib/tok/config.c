@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "tok/automap.h"
 #include "tok/hf_json.h"
 
 char *tok_read_file(const char *path, size_t *len, char *err, size_t errlen)
@@ -233,7 +234,7 @@ size_t tok_config_specials(const tok_config *c, const tc_token **out, size_t max
 int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    json_file cfg = {0}, map = {0}, gen = {0};
+    json_file cfg = {0}, map = {0}, gen = {0}, model = {0};
     int rc = -1, have_cfg = read_json(dir, "tokenizer_config.json", &cfg, c, err, errlen);
     if (have_cfg < 0) goto out;
     int have_map = have_cfg == 1 && tj_get(cfg.root, "added_tokens_decoder") ? 0
@@ -251,17 +252,36 @@ int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen)
         }
         if (n) c->gen_eos = dupn(buf, n);
     }
-    if (have_cfg != 1 && have_map != 1) { rc = 0; goto out; }
-    /* the class: a slow name means its Fast class, as AutoTokenizer loads it */
+    /* the class: tokenizer_config.json's, else config.json's tokenizer_class
+     * or model_type (AutoTokenizer reads config.json only then) */
     const tj *cls = have_cfg == 1 ? tj_get(cfg.root, "tokenizer_class") : NULL;
+    const char *mapped = NULL;
     if (cls && cls->type == TJ_STR && cls->n) {
+        snprintf(c->cls_from, sizeof c->cls_from, "tokenizer_config.json");
+    } else {
+        int have_model = read_json(dir, "config.json", &model, c, err, errlen);
+        if (have_model < 0) goto out;
+        cls = have_model ? tj_get(model.root, "tokenizer_class") : NULL;
+        const tj *mt = have_model ? tj_get(model.root, "model_type") : NULL;
+        char mtype[64] = "";
+        if (mt && mt->type == TJ_STR && mt->n < sizeof mtype) snprintf(mtype, sizeof mtype, "%.*s", (int)mt->n, mt->u.s);
+        if (cls && cls->type == TJ_STR && cls->n) {
+            snprintf(c->cls_from, sizeof c->cls_from, "config.json tokenizer_class");
+        } else if (*mtype && (mapped = tok_class_of_model_type(mtype))) {
+            snprintf(c->cls_from, sizeof c->cls_from, "config.json model_type %s", mtype);
+        }
+        if (!(cls && cls->type == TJ_STR && cls->n)) cls = NULL;
+    }
+    if (!cls && !mapped && have_cfg != 1 && have_map != 1) { rc = 0; goto out; }
+    if (cls) {  /* a slow name means its Fast class, as AutoTokenizer loads it */
         int fast = cls->n > 4 && !memcmp(cls->u.s + cls->n - 4, "Fast", 4);
         c->cls = cal_xmalloc(cls->n + 5);
         snprintf(c->cls, cls->n + 5, "%.*s%s", (int)cls->n, cls->u.s, fast ? "" : "Fast");
-        c->cls_from = "tokenizer_config.json";
+    } else if (mapped) {
+        c->cls = cal_xstrdup(mapped);
     } else {
         c->cls = cal_xstrdup("PreTrainedTokenizerFast");
-        c->cls_from = "default";
+        snprintf(c->cls_from, sizeof c->cls_from, "default");
     }
     size_t k = 0, nk = sizeof classes / sizeof *classes;
     while (k < nk && strcmp(classes[k].cls, c->cls)) k++;
@@ -283,6 +303,7 @@ out:
     json_free(&cfg);
     json_free(&map);
     json_free(&gen);
+    json_free(&model);
     if (rc) tok_config_free(c);
     return rc;
 }

@@ -5,6 +5,9 @@
  *    class), bos/eos/unk/sep/pad/cls/mask_token (a string, an AddedToken
  *    object, or null for none), additional_special_tokens (a list of those),
  *    add_bos_token, add_eos_token;
+ *  - config.json, only when tokenizer_config.json names no tokenizer_class:
+ *    its tokenizer_class, else its model_type through AutoTokenizer's table
+ *    (automap.h);
  *  - special_tokens_map.json: overrides those tokens, but only for a legacy
  *    config without "added_tokens_decoder" (transformers reads it only then);
  *  - the class's defaults for what neither file says (LlamaTokenizerFast's
@@ -31,7 +34,8 @@ typedef struct {
 
 typedef struct {
     char *cls;                     /* the tokenizer class used, or NULL (no configuration) */
-    const char *cls_from;          /* "tokenizer_config.json" or "default" */
+    char cls_from[96];             /* "tokenizer_config.json", "config.json tokenizer_class",
+                                      "config.json model_type llama" or "default" */
     tc_token tok[TC_NNAMED];       /* the named special tokens */
     tc_token *extra;               /* additional_special_tokens, in order */
     size_t nextra;

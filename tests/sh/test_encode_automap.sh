@@ -1,0 +1,52 @@
+#!/bin/sh
+# test_encode_automap.sh - the tokenizer class of a model folder whose
+# tokenizer_config.json names none: AutoTokenizer then reads config.json, its
+# tokenizer_class, else its model_type through TOKENIZER_MAPPING_NAMES
+# (transformers v5, models/auto/tokenization_auto.py; lib/tok/automap.h).
+# The expectations are transformers' rules for the class found (as in
+# test_encode_model.sh): LlamaTokenizerFast rebuilds [bos] $A [eos] from
+# add_bos_token (default true) and add_eos_token; PreTrainedTokenizerFast
+# keeps tokenizer.json's post-processor (Mistral's: <s> $A).
+. tests/lib.sh
+if ! sh scripts/fetch-tokenizers.sh >"$T/fetch.log" 2>&1; then
+  not_ok "fetch tokenizers" "$(tail -3 "$T/fetch.log")"; exit 0
+fi
+printf 'Hello world\n' | $PY examples/calstream.py text "$T/hw.cal"
+# mk DIR CONFIG_JSON [TOKENIZER_CONFIG_JSON]: a folder of Mistral's tokenizer.json
+mk() {
+  mkdir -p "$T/$1" && ln -sf "$PWD/build/tokenizers/mistral/tokenizer.json" "$T/$1/tokenizer.json"
+  printf '%s\n' "$2" >"$T/$1/config.json"
+  [ -n "${3:-}" ] && printf '%s\n' "$3" >"$T/$1/tokenizer_config.json"
+  return 0
+}
+# run DIR: "ids | tokenizer_class | tokenizer_files | eos (eos_from)"
+run() {
+  cal-encode -t "$T/$1" --add-special "$T/hw.cal" -o "$T/o.cal" 2>"$T/err" || { echo "error: $(cat "$T/err")"; return; }
+  $PY -c "
+import sys; sys.path.insert(0, 'examples'); import calstream
+metas, recs = calstream.read_records(sys.argv[1])
+m = dict(metas[0]); g = lambda k: m.get(k, '-')
+print(' '.join(map(str, calstream.ids_of(recs[0][3]))), '|', g('tokenizer_class'), '|', g('tokenizer_files'), '|', g('eos'), '(%s)' % g('eos_from'))" "$T/o.cal"
+}
+mk mistral '{"model_type": "mistral"}' '{"add_bos_token": false, "add_eos_token": true}'
+eq "model_type mistral: LlamaTokenizerFast, whose template comes from add_bos/eos_token" "$(run mistral)" \
+  "22557 1526 2 | LlamaTokenizerFast (config.json model_type mistral) | tokenizer.json tokenizer_config.json config.json | 2 (LlamaTokenizerFast default)"
+mk llama '{"model_type": "llama"}'
+eq "config.json alone is a configuration: model_type llama" "$(run llama)" \
+  "1 22557 1526 | LlamaTokenizerFast (config.json model_type llama) | tokenizer.json config.json | 2 (LlamaTokenizerFast default)"
+mk named '{"model_type": "gpt2", "tokenizer_class": "LlamaTokenizer"}' '{"add_eos_token": true}'
+eq "config.json's tokenizer_class comes before its model_type (a slow name means its Fast class)" "$(run named)" \
+  "1 22557 1526 2 | LlamaTokenizerFast (config.json tokenizer_class) | tokenizer.json tokenizer_config.json config.json | 2 (LlamaTokenizerFast default)"
+mk own '{"model_type": "llama"}' '{"tokenizer_class": "PreTrainedTokenizerFast", "add_eos_token": true}'
+eq "tokenizer_config.json's tokenizer_class wins and config.json is not read" "$(run own)" \
+  "1 22557 1526 | PreTrainedTokenizerFast (tokenizer_config.json) | tokenizer.json tokenizer_config.json | - (-)"
+mk unknown '{"model_type": "t5"}' '{"add_eos_token": true}'
+eq "a model type whose class calkit has no rules for: PreTrainedTokenizerFast" "$(run unknown)" \
+  "1 22557 1526 | PreTrainedTokenizerFast (default) | tokenizer.json tokenizer_config.json config.json | - (-)"
+mk qwen '{"model_type": "qwen3"}'
+eq "model_type qwen3: Qwen2TokenizerFast, its default eos (missing from this vocabulary: a new token)" "$(run qwen)" \
+  "1 22557 1526 | Qwen2TokenizerFast (config.json model_type qwen3) | tokenizer.json config.json | 32000 (Qwen2TokenizerFast default)"
+mk gemma '{"model_type": "gemma3_text"}'
+eq "model_type gemma3_text: GemmaTokenizerFast" "$(run gemma | cut -d'|' -f2)" " GemmaTokenizerFast (config.json model_type gemma3_text) "
+mk broken '{"model_type": '
+expect_fail "a broken config.json names the file" 1 "^cal-encode: $T/broken: $T/broken/config.json: byte" cal-encode -t "$T/broken" "$T/hw.cal"

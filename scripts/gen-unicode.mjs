@@ -30,14 +30,25 @@ const assigned9 = new Uint8Array(N).fill(1);
 for (const c of await load('9.0.0', 'General_Category/Unassigned')) assigned9[c] = 0;
 for (let c = 0; c < N; c++) if (!assigned9[c]) props[c] |= NEW9;
 
+// The Script property (16.0), as an index into the sorted names; Unknown
+// where no script lists a code point.
+const SCRIPTS = (await import(pathToFileURL(path.resolve(dir, '16.0.0', 'package', 'index.mjs')).href)).default.Script;
+if (!SCRIPTS || SCRIPTS.length > 255) throw new Error('no Script list of at most 255 names in the 16.0.0 package');
+const script = new Uint8Array(N).fill(SCRIPTS.indexOf('Unknown'));
+for (let s = 0; s < SCRIPTS.length; s++) for (const c of await load('16.0.0', `Script/${SCRIPTS[s]}`)) script[c] = s;
+
 // Two stages of 128 code points: identical blocks are stored once.
-const blocks = [], index = new Map(), stage1 = [];
-for (let b = 0; b < N / 128; b++) {
-  const blk = Array.from(props.subarray(b * 128, b * 128 + 128));
-  const key = blk.join(',');
-  if (!index.has(key)) { index.set(key, blocks.length); blocks.push(blk); }
-  stage1.push(index.get(key));
-}
+const stages = (values) => {
+  const blocks = [], index = new Map(), stage1 = [];
+  for (let b = 0; b < N / 128; b++) {
+    const blk = Array.from(values.subarray(b * 128, b * 128 + 128));
+    const key = blk.join(',');
+    if (!index.has(key)) { index.set(key, blocks.length); blocks.push(blk); }
+    stage1.push(index.get(key));
+  }
+  return [stage1, blocks];
+};
+const [stage1, blocks] = stages(props), [scStage1, scBlocks] = stages(script);
 
 // Rust's char::to_lowercase: SpecialCasing's unconditional mappings, else the simple one.
 const simple = await load('17.0.0', 'Simple_Case_Mapping/Lowercase');
@@ -65,6 +76,12 @@ out.push(`const uint16_t tu_stage1[0x110000 >> 7] = {\n${rows(stage1, 16)}\n};`,
 out.push(`const uint16_t tu_stage2[${blocks.length}][128] = {`);
 for (const b of blocks) out.push(`  {\n${rows(b, 16)}\n  },`);
 out.push('};', '');
+out.push(`const uint16_t tu_sc_stage1[0x110000 >> 7] = {\n${rows(scStage1, 16)}\n};`, '');
+out.push(`const uint8_t tu_sc_stage2[${scBlocks.length}][128] = {`);
+for (const b of scBlocks) out.push(`  {\n${rows(b, 16)}\n  },`);
+out.push('};', '');
+out.push(`const char *const tu_script_names[${SCRIPTS.length}] = {\n${rows(SCRIPTS.map((s) => `"${s}"`), 6)}\n};`);
+out.push(`const size_t tu_nscripts = ${SCRIPTS.length};`, '');
 out.push(`const uint32_t tu_lower17[${lower.length}][2] = {\n${rows(lower.map(([a, b]) => `{0x${a.toString(16)}, 0x${b.toString(16)}}`), 6)}\n};`);
 out.push(`const size_t tu_nlower17 = ${lower.length};`, '');
 out.push(`const uint32_t tu_lower17_special[${lowerSpecial.length}][4] = {\n${rows(lowerSpecial.map((r) => `{${r.map((x) => '0x' + x.toString(16)).join(', ')}}`), 4)}\n};`);

@@ -48,10 +48,12 @@ void th_pattern_error(const tok_hf *t, const th_pattern *p, int rc, char *err, s
 
 /* ---- the character classes of onig (the reference's engine) ----------------
  * PCRE2 10.42 has Unicode 14 tables and its own \s, \w, \h; onig has Unicode
- * 16.0 (tok/unicode.h). So the class escapes and the \p{..} properties below
- * are spelt out as the code point ranges of onig's definitions before PCRE2
- * compiles the pattern; \b and \B become look-arounds on onig's \w. Other
- * \p{..} names (scripts, ...) keep PCRE2's tables. */
+ * 16.0 (tok/unicode.h). So the class escapes, the \p{..} properties below and
+ * the scripts (\p{Han}, \p{Old_Italic}: the Script property, by its long
+ * name) are spelt out as the code point ranges of onig's definitions before
+ * PCRE2 compiles the pattern; \b and \B become look-arounds on onig's \w.
+ * Other \p{..} names (script aliases such as Hani, blocks, ...) keep PCRE2's
+ * tables. */
 
 typedef struct {
     const char *name;  /* loose form: lower case, no '_', ' ' or '-' */
@@ -74,6 +76,7 @@ static int in_alpha(int32_t c, const void *a) { (void)a; return (tu_props(c) & T
 static int in_hex(int32_t c, const void *a) { (void)a; return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'f'); }
 static int in_any(int32_t c, const void *a) { (void)a; return c < 0xD800 || c > 0xDFFF; }
 static int in_gcs(int32_t c, const void *a) { return (*(const uint32_t *)a >> tu_gc(c)) & 1; }
+static int in_script(int32_t c, const void *a) { return tu_script(c) == *(const int *)a; }
 
 static const prop props[] = {
     {"l", GL, 0}, {"letter", GL, 0}, {"lu", G(LU), 0}, {"uppercaseletter", G(LU), 0},
@@ -103,14 +106,7 @@ static const prop props[] = {
 static const prop *find_prop(const char *p, size_t n)
 {
     char k[40];
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = p[i];
-        if (c == '_' || c == ' ' || c == '-') continue;
-        if (m + 1 >= sizeof k) return NULL;
-        k[m++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    }
-    k[m] = 0;
+    if (!tu_loose_name(p, n, k, sizeof k)) return NULL;
     for (size_t i = 0; i < sizeof props / sizeof *props; i++)
         if (!strcmp(props[i].name, k)) return &props[i];
     return NULL;
@@ -168,7 +164,12 @@ static size_t class_escape(cal_buf *b, const char *p, size_t n, int in_class)
             if (len && name[0] == '^') name++, len--, neg = !neg;
         }
         const prop *pr = find_prop(name, len);
-        if (!pr) return 0;
+        if (!pr) {
+            int sc = tu_script_find(name, len);
+            if (sc < 0) return 0;
+            put_set(b, in_script, &sc, neg, in_class);
+            return took;
+        }
         if (pr->in) put_set(b, pr->in, NULL, neg, in_class);
         else put_set(b, in_gcs, &pr->gcs, neg, in_class);
         return took;

@@ -2,6 +2,7 @@
 #include "tok/unicode.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/err.h"
 
@@ -43,6 +44,28 @@ int tu_lower(int32_t c, int32_t out[3])
     }
     out[0] = lo < tu_nlower17 && tu_lower17[lo][0] == (uint32_t)c ? (int32_t)tu_lower17[lo][1] : c;
     return 1;
+}
+
+int tu_loose_name(const char *s, size_t n, char *k, size_t cap)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '_' || c == '-' || c == ' ') continue;
+        if (m + 1 >= cap) return 0;
+        k[m++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    k[m] = 0;
+    return 1;
+}
+
+int tu_script_find(const char *s, size_t n)
+{
+    char want[48], have[48];
+    if (!tu_loose_name(s, n, want, sizeof want)) return -1;
+    for (size_t i = 0; i < tu_nscripts; i++)
+        if (tu_loose_name(tu_script_names[i], strlen(tu_script_names[i]), have, sizeof have) && !strcmp(have, want)) return (int)i;
+    return -1;
 }
 
 size_t tu_ranges(int (*in)(int32_t c, const void *arg), const void *arg, uint32_t (**r)[2])

@@ -1,8 +1,9 @@
 /* unicode.h - the character data of the reference tokenizers, by the Unicode
  * version each of their parts uses (measured on every code point against the
  * Rust HF tokenizers 0.22 that tests/ref/hf_encode.js runs):
- *   16.0  the regex engines: Oniguruma (Split/Replace patterns, so \p{..},
- *         \s, \w, \d here and in the hand-written scanners) and the regex
+ *   16.0  the regex engines: Oniguruma (Split/Replace patterns, so \p{..}
+ *         with general categories and scripts, \s, \w, \d here and in the
+ *         hand-written scanners) and the regex
  *         crate (added tokens' single_word);
  *   17.0  Rust's char methods: is_numeric (Digits), to_lowercase (Lowercase),
  *         is_whitespace (Strip);
@@ -37,6 +38,10 @@ extern const uint32_t tu_lower17[][2]; /* (code point, simple lowercase), sorted
 extern const size_t tu_nlower17;
 extern const uint32_t tu_lower17_special[][4]; /* (code point, full lowercase of 2-3 code points, 0-padded) */
 extern const size_t tu_nlower17_special;
+extern const uint16_t tu_sc_stage1[0x110000 >> 7];
+extern const uint8_t tu_sc_stage2[][128];
+extern const char *const tu_script_names[]; /* the Script values of 16.0, sorted ("Adlam" ... "Zanabazar_Square") */
+extern const size_t tu_nscripts;
 
 /* The property bits of c (0 outside U+0000..U+10FFFF). */
 static inline unsigned tu_props(int32_t c)
@@ -45,6 +50,19 @@ static inline unsigned tu_props(int32_t c)
     return tu_stage2[tu_stage1[c >> 7]][c & 127];
 }
 static inline int tu_gc(int32_t c) { return (int)(tu_props(c) & TU_GC); }
+/* The Script of c in 16.0: an index into tu_script_names ("Unknown" for an
+ * unassigned code point; -1 outside U+0000..U+10FFFF). */
+static inline int tu_script(int32_t c)
+{
+    if (c < 0 || c > 0x10FFFF) return -1;
+    return tu_sc_stage2[tu_sc_stage1[c >> 7]][c & 127];
+}
+/* Oniguruma's loose form of a property name: s[0..n) in lower case without
+ * '_', '-' and ' ', into k (NUL-terminated); 0 when it does not fit in cap. */
+int tu_loose_name(const char *s, size_t n, char *k, size_t cap);
+/* The script whose name is s[0..n) in the loose form ("han", "Old Italic"),
+ * or -1. */
+int tu_script_find(const char *s, size_t n);
 
 /* Oniguruma's \w (16.0): Alphabetic, marks, decimal digits, connector
  * punctuation, and the Latin-1 digits and fractions its Latin-1 word table

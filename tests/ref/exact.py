@@ -16,7 +16,8 @@ every code point alone, after a letter and in combining sequences, and the
 controls inside real text) in all four modes: cal-encode encodes every code
 point in each; the reference all in plain mode and a sample in the others,
 the rest being covered by what each flag can change, asserted document by
-document (flag_modes.py); --reduced takes every 13th code point.
+document (flag_modes.py); --reduced takes every 13th code point. It runs
+also a tokenizer.json whose patterns name scripts (script_fixture.py).
 Reference outputs are cached in build/exact/ref keyed by the SHA-256 of the
 input, the tokenizer file, the mode and the harness, so re-runs are fast.
 Prints one "ok"/"not ok" line per tokenizer and mode with documents, tokens
@@ -36,6 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import calstream  # noqa: E402
 import flag_modes  # noqa: E402
 import gen_cases  # noqa: E402
+import script_fixture  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORK = os.path.join(ROOT, "build", "exact")
@@ -65,6 +67,8 @@ def file_sha(path):
 
 
 def tok_path(name):
+    if name == "scripts":
+        return script_fixture.path(WORK)
     return os.path.join(TOK, name + ".model") if name in SPM else os.path.join(TOK, name, "tokenizer.json")
 
 
@@ -224,6 +228,18 @@ def run_reference(name, jobs):
     return None
 
 
+def cached_reference(name, jobs, title):
+    """Runs the reference for the jobs [(mode, input, output)] whose output
+    is not cached; returns (its seconds, None when all were cached; ok)."""
+    jobs = [j for j in jobs if not os.path.exists(j[2])]
+    t0 = time.time()
+    err = run_reference(name, jobs)
+    if err:
+        print("not ok - %s %s: %s" % (title, name, err))
+        return None, False
+    return (time.time() - t0 if jobs else None), True
+
+
 def vocab_strings(name):
     if name in SPM:
         import sentencepiece
@@ -315,18 +331,15 @@ def unicode_main(paths, only):
     idx = [where[(r[1], r[3])] for r in sampled]
     shas = {"full": file_sha(paths["full"]), "sample": file_sha(paths["sample"])}
     ok = True
-    for name in HF + SPM:
+    for name in HF + SPM + ["scripts"]:  # scripts: script_fixture.py
         if only and name not in only:
             continue
         refs = {m: ref_path(name, m, shas["full" if m == "plain" else "sample"]) for m in MODES}
-        jobs = [(m, paths["full" if m == "plain" else "sample"], refs[m]) for m in MODES if not os.path.exists(refs[m])]
-        t0 = time.time()
-        err = run_reference(name, jobs)
-        if err:
-            print("not ok - every code point: %s: %s" % (name, err))
+        t_ref, good = cached_reference(name, [(m, paths["full" if m == "plain" else "sample"], refs[m]) for m in MODES],
+                                       "every code point:")
+        if not good:
             ok = False
             continue
-        t_ref = time.time() - t0 if jobs else None
         ours = {}
         ok &= run_one(name, "plain", paths["full"], refs["plain"], t_ref, docs, labels, ids, ours)
         for m in ("parse", "add", "add-parse"):
@@ -369,14 +382,10 @@ def main():
         if only and name not in only:
             continue
         refs = {m: ref_path(name, m, inputs[m][3]) for m in paths}
-        jobs = [(m, paths[m], refs[m]) for m in paths if not os.path.exists(refs[m])]
-        t0 = time.time()
-        err = run_reference(name, jobs)
-        if err:
-            print("not ok - exact %s: %s" % (name, err))
+        t_ref, good = cached_reference(name, [(m, paths[m], refs[m]) for m in paths], "exact")
+        if not good:
             ok = False
             continue
-        t_ref = time.time() - t0 if jobs else None
         for mode in paths:
             docs, labels, ids, _ = inputs[mode]
             ok &= run_one(name, mode, paths[mode], refs[mode], t_ref if mode == "plain" else None, docs, labels, ids)

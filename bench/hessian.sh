@@ -63,9 +63,10 @@ from runs import ratio
 W, n, d, BIN, PEAK, reps, PY = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7]
 threads = [int(t) for t in sys.argv[8:]]
 fl = n * d * (d + 1)
+block = max(256, min(4096, (1 << 20) // d))  # cal-hessian's default --block (lib/stats/hessian.c)
 def peak(kind, t):
     """GFLOP/s per second of wall time, and per second of CPU time (all threads)."""
-    out = subprocess.run([PEAK, str(n), str(d), kind, "1", "1024", str(t)], capture_output=True, text=True, check=True)
+    out = subprocess.run([PEAK, str(n), str(d), kind, "1", str(block), str(t)], capture_output=True, text=True, check=True)
     f = out.stdout.split()
     return float(f[0]), float(f[2])
 def cal(t):

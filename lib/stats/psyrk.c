@@ -70,6 +70,17 @@ size_t cal_psyrk_tiling(size_t d, tile **out) {
     return n;
 }
 
+int cal_psyrk_busy_threads(size_t d) {
+    tile *t;
+    size_t n = cal_psyrk_tiling(d, &t);
+    double total = 0;
+    for (size_t i = 0; i < n; i++) total += cost(&t[i]);
+    double most = cost(&t[0]); /* largest first */
+    free(t);
+    int w = (int)(total / (2 * most));
+    return w < 1 ? 1 : w;
+}
+
 size_t cal_psyrk_nbuf(int threads, size_t ntiles) {
     /* nbuf - 1 blocks in the workers' hands hold at least 4 tasks each. */
     size_t want = ((size_t)TASKS_PER_WORKER * (size_t)threads + ntiles - 1) / ntiles + 1;

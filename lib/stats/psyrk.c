@@ -37,7 +37,7 @@ struct cal_psyrk {
     /* Task k is tile k % ntiles of block k / ntiles; every task below
      * `next` has a worker. */
     uint64_t submitted, next, finished;
-    int nth, stop, aborting, busy, blas_threads;
+    int nth, stop, aborting, busy;
     pthread_t *th;
     pthread_mutex_t mu;
     pthread_cond_t work, done;
@@ -147,6 +147,10 @@ static void *worker(void *arg) {
  * OpenBLAS's own shutdown at exit and can hang it: let running tasks end and
  * start no more. */
 static cal_psyrk *active;
+
+/* Accumulators alive (created and freed by one thread), and the BLAS thread
+ * count before the first, restored after the last. */
+static int live, saved_threads;
 static void quiesce(void) {
     cal_psyrk *p = active;
     if (!p) return;
@@ -182,9 +186,12 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     p->left = cal_xcalloc(p->nbuf, sizeof *p->left);
     cal_hugepages(C, d * p->ld * sizeof(double));
     p->taken = cal_xcalloc(p->nbuf * p->ntiles, 1);
-    /* Each worker is one thread of BLAS; the library's own pool is parked. */
-    p->blas_threads = openblas_get_num_threads();
-    cal_blas_threads(1);
+    /* Each worker is one thread of BLAS, while any accumulator lives (many
+     * with --by-label); the library's own pool is parked meanwhile. */
+    if (!live++) {
+        saved_threads = openblas_get_num_threads();
+        cal_blas_threads(1);
+    }
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -248,7 +255,7 @@ void cal_psyrk_free(cal_psyrk *p) {
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->nth; i++) pthread_join(p->th[i], NULL);
     if (active == p) active = NULL;
-    cal_blas_threads(p->blas_threads);
+    if (!--live) cal_blas_threads(saved_threads);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);

@@ -83,7 +83,9 @@ size_t cal_psyrk_nbuf(int threads, size_t ntiles);
 /* The most workers the tiling for width d keeps busy (see Scaling). */
 int cal_psyrk_busy_threads(size_t d);
 
-/* threads 0 = one worker per online CPU. */
+/* threads 0 = one worker per online CPU. From the first cal_psyrk_new to
+ * the last cal_psyrk_free, BLAS calls run single-threaded and OpenBLAS's
+ * own pool is parked; the thread count is then restored. */
 cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C);
 /* The buffer to fill next: block_rows rows of d doubles, ld apart. */
 double *cal_psyrk_block(cal_psyrk *p);

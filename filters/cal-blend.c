@@ -52,7 +52,7 @@ static uint64_t done;
 /* Writes source i's next record: 1, or 0 when a source taken whole ended. */
 static int emit(size_t i) {
     char err[512];
-    cal_source_rec *r;
+    const cal_source_rec *r;
     int rc = cal_sources_next(sources, i, &r, err, sizeof err);
     if (rc < 0) cal_die("%s", err);
     if (!rc) {
@@ -69,7 +69,6 @@ static int emit(size_t i) {
         rec.raw_len = r->len;
         cal_write_raw(w, &rec);
     }
-    free(r);
     cal_progress_tick(&progress, ++done, 0);
     return 1;
 }

@@ -138,7 +138,7 @@ static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
                  (unsigned long long)r->id);
     switch (r->kind) {
     case CAL_TEXT: {
-        cal_buf_addf(b, " len=%zu ", r->payload_len);
+        cal_buf_addf(b, " len=%zu%s ", r->payload_len, (r->flags & CAL_TEXT_CHAT) ? " chat" : "");
         text_preview(b, (const char *)r->payload, r->payload_len);
         break;
     }
@@ -185,7 +185,7 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addf(b, ",\"id\":\"%016llx\"", (unsigned long long)r->id);
     switch (r->kind) {
     case CAL_TEXT:
-        cal_buf_addf(b, ",\"len\":%zu,\"text\":", r->payload_len);
+        cal_buf_addf(b, ",\"len\":%zu%s,\"text\":", r->payload_len, (r->flags & CAL_TEXT_CHAT) ? ",\"chat\":true" : "");
         cal_json_put_str(b, (const char *)r->payload, r->payload_len);
         break;
     case CAL_TOKENS:

@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/oshint.h"
 #include "base/num.h"
 
 #define FAN_IN 128              /* runs merged at once */
@@ -25,8 +26,18 @@
 
 typedef struct {
     uint64_t key, seq;
-    size_t off, len;
+    const char *p;
+    size_t len;
 } item;
+
+/* Records are kept in chunks that never move (a growing buffer's realloc
+ * would copy it, and a fresh 4 KiB page costs a fault: chunks of 2 MiB
+ * pages made the in-memory shuffle faster than the spilling one again). */
+#define CHUNK (64u << 20)
+typedef struct {
+    char *p;
+    size_t n, cap;
+} chunk;
 
 typedef struct {
     uint64_t start, end;        /* byte range in the run file */
@@ -45,7 +56,9 @@ typedef struct {
 struct cal_extsort {
     size_t limit;
     uint64_t seq;
-    cal_buf arena;
+    chunk *chunk;               /* the records' bytes */
+    size_t nchunk, at;          /* chunks, the one being filled */
+    size_t used;                /* bytes of chunks used or passed over */
     item *items;
     size_t n, cap;
     FILE *file;                 /* the runs, appended one after another */
@@ -163,30 +176,56 @@ static void spill(cal_extsort *s) {
     if (!s->file) s->file = new_tmp();
     uint64_t start = s->nruns ? s->runs[s->nruns - 1].end : 0;
     for (size_t i = 0; i < s->n; i++)
-        put_rec(s->file, s->items[i].key, s->items[i].seq, s->arena.p + s->items[i].off, s->items[i].len);
+        put_rec(s->file, s->items[i].key, s->items[i].seq, s->items[i].p, s->items[i].len);
     add_run(s, start, file_end(s->file));
     s->spills++;
     s->n = 0;
-    s->arena.n = 0;
+    for (size_t i = 0; i < s->nchunk; i++) s->chunk[i].n = 0; /* filled again, pages kept */
+    s->at = 0;
+    s->used = 0;
+}
+
+/* n bytes in the chunks: the current one, else the next one, replaced by a
+ * bigger one if it is too small, else a new one (of CHUNK bytes, at most
+ * the limit, at least n). */
+static const char *take(cal_extsort *s, size_t n) {
+    chunk *c = s->nchunk ? &s->chunk[s->at] : NULL;
+    if (!c || c->cap - c->n < n) {
+        if (c) s->used += c->cap - c->n, s->at++;
+        size_t cap = CHUNK < s->limit ? CHUNK : s->limit;
+        if (cap < n) cap = n;
+        if (s->at == s->nchunk) {
+            s->chunk = cal_xrealloc(s->chunk, (s->nchunk + 1) * sizeof *s->chunk);
+            s->chunk[s->nchunk++] = (chunk){0};
+        }
+        c = &s->chunk[s->at];
+        if (c->cap < n) {
+            free(c->p);
+            *c = (chunk){cal_xmalloc(cap), 0, cap};
+            cal_hugepages(c->p, cap);
+        }
+    }
+    const char *p = c->p + c->n;
+    c->n += n;
+    s->used += n;
+    return p;
+}
+
+static void free_chunks(cal_extsort *s) {
+    for (size_t i = 0; i < s->nchunk; i++) free(s->chunk[i].p);
+    free(s->chunk);
+    s->chunk = NULL;
+    s->nchunk = s->at = s->used = 0;
 }
 
 void cal_extsort_add(cal_extsort *s, uint64_t key, const void *p, size_t n) {
-    if (s->n && s->arena.n + n + (s->n + 1) * ITEM_COST > s->limit) spill(s);
+    if (s->n && s->used + n + (s->n + 1) * ITEM_COST > s->limit) spill(s);
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 1024;
         s->items = cal_xrealloc(s->items, s->cap * sizeof *s->items);
     }
-    s->items[s->n++] = (item){key, s->seq++, s->arena.n, n};
-    if (s->arena.n + n > s->arena.cap) {
-        /* grow by doubling, but not past the limit: memory stays near -S */
-        size_t want = s->arena.cap ? 2 * s->arena.cap : (1u << 20);
-        if (want > s->limit) want = s->limit;
-        if (want < s->arena.n + n) want = s->arena.n + n;
-        s->arena.p = cal_xrealloc(s->arena.p, want);
-        s->arena.cap = want;
-    }
-    if (n) memcpy(s->arena.p + s->arena.n, p, n);
-    s->arena.n += n;
+    s->items[s->n++] = (item){key, s->seq++, take(s, n), n};
+    if (n) memcpy((char *)s->items[s->n - 1].p, p, n);
 }
 
 static int in_less(const cal_extsort *s, size_t a, size_t b) {
@@ -286,7 +325,7 @@ static void start_reading(cal_extsort *s) {
     if (s->n) spill(s);
     free(s->items);
     s->items = NULL;
-    cal_buf_free(&s->arena);
+    free_chunks(s);
     while (s->nruns > FAN_IN) merge_pass(s);
     merge_open(s, 0, s->nruns);
 }
@@ -296,7 +335,7 @@ int cal_extsort_next(cal_extsort *s, const void **p, size_t *n) {
     if (!s->nruns) {
         if (s->next >= s->n) return 0;
         item *it = &s->items[s->next++];
-        *p = s->arena.p + it->off;
+        *p = it->p;
         *n = it->len;
         return 1;
     }
@@ -315,7 +354,7 @@ void cal_extsort_free(cal_extsort *s) {
     if (s->file) fclose(s->file);
     free(s->runs);
     free(s->items);
-    cal_buf_free(&s->arena);
+    free_chunks(s);
     cal_buf_free(&s->cur);
     free(s);
 }

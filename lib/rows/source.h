@@ -11,8 +11,8 @@
  *     cal_sources *s = cal_sources_new(n, 64 << 20);
  *     cal_sources_start(s, i, path, want, cycle, payload_only);  // each i
  *     const cal_meta *m = cal_sources_meta(s, i, err, sizeof err);  // header
- *     cal_source_rec *r;
- *     while (cal_sources_next(s, i, &r, err, sizeof err) == 1) { use(r); free(r); }
+ *     const cal_source_rec *r;
+ *     while (cal_sources_next(s, i, &r, err, sizeof err) == 1) use(r);
  *     cal_sources_free(s);  // joins the threads */
 #ifndef CAL_ROWS_SOURCE_H
 #define CAL_ROWS_SOURCE_H
@@ -23,7 +23,6 @@
 #include "stream/stream.h"
 
 typedef struct cal_source_rec {
-    struct cal_source_rec *next;
     int kind;
     unsigned flags;   /* the record flags (CAL_TEXT_CHAT) */
     uint64_t id;
@@ -44,14 +43,16 @@ void cal_sources_start(cal_sources *s, size_t i, const char *path, uint64_t want
 /* Waits for source i's header: its metadata, or NULL with the first error
  * of any source in err. */
 const cal_meta *cal_sources_meta(cal_sources *s, size_t i, char *err, size_t errlen);
-/* Source i's next record (to free): 1; 0 when it has no more; -1 with the
- * first error of any source in err. */
-int cal_sources_next(cal_sources *s, size_t i, cal_source_rec **rec, char *err, size_t errlen);
+/* Source i's next record: 1; 0 when it has no more; -1 with the first
+ * error of any source in err. The record stays valid until the next call
+ * for source i (its memory is reused then). */
+int cal_sources_next(cal_sources *s, size_t i, const cal_source_rec **rec, char *err, size_t errlen);
 /* Records read from source i so far (before any cycling). */
 uint64_t cal_sources_got(cal_sources *s, size_t i);
 /* Waits for every thread to end: 0, or -1 with the first error. */
 int cal_sources_join(cal_sources *s, char *err, size_t errlen);
-/* Joins (when not yet) and frees everything. */
+/* Joins (when not yet) and frees everything; readers the consumer left
+ * behind stop reading and end. */
 void cal_sources_free(cal_sources *s);
 
 #endif

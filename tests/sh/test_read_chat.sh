@@ -158,6 +158,15 @@ n=${want%% *}
 cal-blend --grouped "$in" "$T/sh.cal:label=chat" >"$T/bl.cal" &&
   eq "cal-blend keeps the chat flag, relabelled or not" "$(flags "$T/bl.cal")" "$((2 * n)) [1]"
 cal-cat --pass "$in" >"$T/pass.cal" && eq "cal-cat --pass keeps the chat flag" "$(flags "$T/pass.cal")" "$want"
+# cal-cat shows it: " chat" in the summary, "chat":true in --json, on
+# exactly the records whose flag byte calstream.py reads as 1 (of both files)
+$PY -c 'import sys, calstream; calstream.write_text(sys.argv[1], [("x", b"chat plain"), ("y", b"no flag")])' "$T/plain.cal"
+chats() { $PY -c 'import sys, calstream
+print(sum(r["raw"][1] == 1 for f in sys.argv[1:] for r in calstream.read(f)[1]))' "$@"; }
+eq "cal-cat: ' chat' on every chat TEXT record" "$(cal-cat "$in" "$T/plain.cal" | grep -c '^TEXT .* len=[0-9]* chat ')" "$(chats "$in" "$T/plain.cal")"
+eq "cal-cat --json: \"chat\":true on every chat TEXT record" \
+  "$(cal-cat --json "$in" "$T/plain.cal" | $PY -c 'import json, sys; print(sum(json.loads(l).get("chat") is True for l in sys.stdin))')" \
+  "$(chats "$in" "$T/plain.cal")"
 
 # examples/chat-instruct.sh: the fixture rendered with Qwen 3's template, one
 # padded and masked row per conversation, exported for GPTQModel (.jsonl)

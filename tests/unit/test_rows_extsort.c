@@ -15,14 +15,16 @@
  * come out sorted by (key, index) with every payload intact. */
 static uint64_t out_hash; /* of every record sort_ok read back, in order */
 
+static size_t max_len = 40; /* payload bytes: 8 to max_len - 1 */
+
 static int sort_ok(size_t n, size_t limit, uint64_t keyspace, size_t *spills) {
     cal_extsort *s = cal_extsort_new(limit);
     cal_rng r;
     cal_rng_init(&r, 42);
     uint64_t *keys = malloc(n * sizeof *keys);
     for (size_t i = 0; i < n; i++) {
-        uint8_t b[40];
-        size_t len = 8 + (size_t)cal_rng_below(&r, 32);
+        static uint8_t b[1 << 18];
+        size_t len = 8 + (size_t)cal_rng_below(&r, max_len - 8);
         keys[i] = cal_rng_below(&r, keyspace);
         cal_st64(b, i);
         for (size_t j = 8; j < len; j++) b[j] = (uint8_t)(i + j);
@@ -55,6 +57,10 @@ int main(void) {
     CHECK(sort_ok(20000, 4096, UINT64_MAX, &sp) && sp > 128, "20000 records, 4 KB limit: %zu runs, multi-pass merge", sp);
     CHECK(sort_ok(5000, 16384, 3, &sp) && sp > 1, "many equal keys keep insertion order across %zu runs", sp);
     CHECK(sort_ok(0, 4096, 10, &sp), "empty input");
+    max_len = 1 << 18; /* records up to 4x the limit: chunks of their own, replaced when too small */
+    CHECK(sort_ok(300, 1 << 16, UINT64_MAX, &sp) && sp > 100, "records of 8 B to 256 KB, 64 KB limit: %zu runs", sp);
+    CHECK(sort_ok(300, 1 << 30, UINT64_MAX, &sp) && sp == 0, "the same in memory");
+    max_len = 40;
 
     /* 3000 runs with 16 descriptors: runs share one file (issue 16 item 6) */
     CHECK(sort_ok(200000, 1 << 30, 1000, &sp) && sp == 0, "200000 records in memory");

@@ -5,6 +5,8 @@
  * the process goes on (no thread ends it). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rows/source.h"
@@ -40,13 +42,45 @@ static uint64_t corrupt(const char *src, const char *dst, int k) {
     return off;
 }
 
+/* Record i of a stream of sizes that cross slabs (256 KiB): ids k*i+j. */
+static uint32_t size_of(int i) { return i % 7 == 3 ? 70000u + (uint32_t)i : (uint32_t)(i * 37 % 5000); }
+
+static void write_sized(const char *p, int n) {
+    cal_writer *w = cal_writer_open(p);
+    cal_meta_set(cal_writer_meta(w), "vocab", "4000000000");
+    uint32_t *ids = malloc(80000 * sizeof *ids);
+    for (int i = 0; i < n; i++) {
+        for (uint32_t j = 0; j < size_of(i); j++) ids[j] = (uint32_t)i * 100003u + j;
+        cal_write_tokens(w, "doc", (uint64_t)i, ids, size_of(i));
+    }
+    free(ids);
+    cal_writer_close(w);
+}
+
+/* Every record of source 0 (payloads, cycled up to want) holds what
+ * write_sized wrote, in order, while it stays valid until the next call. */
+static int check_sized(cal_sources *s, int n, uint64_t want, char *err) {
+    const cal_source_rec *r;
+    uint64_t k = 0;
+    int rc;
+    while ((rc = cal_sources_next(s, 0, &r, err, 512)) == 1) {
+        int i = (int)(k++ % (uint64_t)n);
+        if (r->id != (uint64_t)i || r->len != 4 * (size_t)size_of(i)) return 0;
+        for (uint32_t j = 0; j < size_of(i); j++) {
+            uint32_t v;
+            memcpy(&v, r->data + 4 * j, 4);
+            if (v != (uint32_t)i * 100003u + j) return 0;
+        }
+    }
+    return rc == 0 && k == want;
+}
+
 static int drain(cal_sources *s, size_t i, uint64_t *ids, size_t max, char *err) {
-    cal_source_rec *r;
+    const cal_source_rec *r;
     int n = 0, rc;
     while ((rc = cal_sources_next(s, i, &r, err, 512)) == 1) {
         if ((size_t)n < max) ids[n] = r->id;
         n++;
-        free(r);
     }
     return rc < 0 ? -1 : n;
 }
@@ -69,10 +103,9 @@ int main(void) {
     const cal_meta *m = cal_sources_meta(s, 0, err, sizeof err);
     CHECK(m && !strcmp(cal_meta_get(m, "vocab"), "100"), "the header, once read");
     CHECK(drain(s, 0, ids, 16, err) == 3 && ids[0] == 0 && ids[2] == 2, "want 3: the first 3 records, in order");
-    cal_source_rec *r;
+    const cal_source_rec *r;
     CHECK(cal_sources_next(s, 1, &r, err, sizeof err) == 1 && r->len == 12 && r->data[0] == 0 && r->data[8] == 7,
           "payload only: the 12 bytes of 3 ids");
-    free(r);
     CHECK(drain(s, 1, ids, 16, err) == 4 && ids[0] == 1 && ids[1] == 0 && ids[3] == 0 && cal_sources_got(s, 1) == 2,
           "--cycle: 2 records repeated up to 5");
     CHECK(cal_sources_join(s, err, sizeof err) == 0, "all threads ended cleanly");
@@ -107,6 +140,40 @@ int main(void) {
     CHECK(rc == -1 && strstr(err, ": byte ") && strstr(err, "checksum mismatch") && !strchr(err, '\n'),
           "two failing threads: one error, one line: %s", err);
     cal_sources_free(s);
+
+    /* records from 0 to 280 KB: packed into slabs, larger ones alone, the
+     * slabs reused, all under a queue of 1 MiB; and cycled */
+    write_sized(path[1], 200);
+    s = cal_sources_new(1, 1 << 20);
+    cal_sources_start(s, 0, path[1], UINT64_MAX, 0, 1);
+    CHECK(cal_sources_meta(s, 0, err, sizeof err) && check_sized(s, 200, 200, err), "200 records across slabs, intact");
+    cal_sources_free(s);
+    s = cal_sources_new(1, 1 << 20);
+    cal_sources_start(s, 0, path[1], 450, 1, 1);
+    CHECK(cal_sources_meta(s, 0, err, sizeof err) && check_sized(s, 200, 450, err) && cal_sources_got(s, 0) == 200,
+          "--cycle over records across slabs: 200 repeated up to 450");
+    cal_sources_free(s);
+    int fd[2];
+    char pipe_path[64];
+    if (pipe(fd)) return 1;
+    pid_t pid = fork();
+    if (pid == 0) { /* the writer of the pipe */
+        close(fd[0]);
+        FILE *f = fopen(path[1], "rb");
+        char buf[1 << 16];
+        for (size_t k; f && (k = fread(buf, 1, sizeof buf, f)) > 0;)
+            if (write(fd[1], buf, k) != (ssize_t)k) _exit(1);
+        _exit(0);
+    }
+    close(fd[1]);
+    snprintf(pipe_path, sizeof pipe_path, "/dev/fd/%d", fd[0]);
+    s = cal_sources_new(1, 1 << 20);
+    cal_sources_start(s, 0, pipe_path, UINT64_MAX, 0, 1);
+    CHECK(cal_sources_meta(s, 0, err, sizeof err) && check_sized(s, 200, 200, err),
+          "a pipe (the whole queue limit, not a file's): intact");
+    cal_sources_free(s);
+    close(fd[0]);
+    waitpid(pid, NULL, 0);
 
     for (int i = 0; i < 4; i++) unlink(path[i]);
     rmdir(dir);

@@ -21,8 +21,6 @@
 
 typedef cal_psyrk_tile tile;
 
-
-
 struct cal_psyrk {
     size_t d, block, ld;   /* ld: row stride of the blocks and of C */
     double *C;

@@ -63,6 +63,7 @@ struct th_fast {
     struct vslot { uint64_t k[3]; uint32_t id, len; } *voc; /* ignore_merges: the vocabulary's short strings */
     unsigned vshift;
     cache_slot *cache;     /* the pre-token cache, shared by every thread */
+    void *cache_mem;       /* its allocation (cache is aligned within it) */
     int scan_ok;           /* vocabulary ids are unique: the rank scan is exact */
 };
 
@@ -236,10 +237,12 @@ void th_bpe_prepare(tok_hf *t)
             f->voc[j] = (struct vslot){ { k[0], k[1], k[2] }, e->id, e->len };
         }
     }
-    void *p; /* zero bytes are version 0 (never written) in every slot */
-    if (posix_memalign(&p, 64, sizeof(cache_slot) << CACHE_BITS)) cal_die("out of memory");
-    memset(p, 0, sizeof(cache_slot) << CACHE_BITS);
-    f->cache = p;
+    /* Zero bytes are version 0 (never written) in every slot. calloc of 8 MB
+     * maps fresh zero pages: none is touched (nor faulted in) until a word
+     * lands in it, where a memset cost every process 2,048 page faults at
+     * load (a short shard never needs most of them). */
+    f->cache_mem = cal_xcalloc(1, (sizeof(cache_slot) << CACHE_BITS) + 64);
+    f->cache = (cache_slot *)(void *)((char *)f->cache_mem + (64 - (uintptr_t)f->cache_mem % 64) % 64);
     t->fast = f;
 }
 
@@ -247,7 +250,7 @@ void th_bpe_release(tok_hf *t)
 {
     th_fast *f = t->fast;
     if (!f) return;
-    free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc); free(f->cache);
+    free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc); free(f->cache_mem);
     free(f);
     t->fast = NULL;
 }

@@ -18,7 +18,8 @@
 #
 # Settings (environment): SIZE=NxD (default 32768x4096), THREADS (default:
 # the CPU count, e.g. THREADS="1 2 4 8 16"), REPS (default 3: medians of
-# interleaved rounds), EMBED (1). On a machine without the build tools,
+# interleaved rounds), EMBED (1), BASE (a cal-hessian to compare with, e.g.
+# one built from main: timed end to end in the same rounds). On a machine without the build tools,
 # CAL_BIN is a folder made by bench/lib/bundle.sh (cal-hessian, syrk_peak and,
 # in ../lib, their shared libraries) and CAL_PY a python3 with numpy; see
 # bench/README.md. Needs ~4 N D bytes of disk in $TMPDIR and ~10 N D of RAM.
@@ -57,21 +58,23 @@ echo "cal-hessian: $kern; syrk_peak: $("$PEAK" 64 64 d | cut -d' ' -f2) kernels"
 $PY -c 'import numpy; c = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]; print("numpy", numpy.__version__, "BLAS:", c.get("name"), c.get("version"))' 2>/dev/null ||
   $PY -c 'import numpy; print("numpy", numpy.__version__)'
 
-PYTHONPATH=$PWD/bench/lib $PY - "$W" "$N" "$D" "$BIN" "$PEAK" "$REPS" "$PY" $THREADS <<'PYEOF'
+BASE=${BASE:-} PYTHONPATH=$PWD/bench/lib $PY - "$W" "$N" "$D" "$BIN" "$PEAK" "$REPS" "$PY" $THREADS <<'PYEOF'
 import os, re, statistics, subprocess, sys, time
 from runs import ratio
 W, n, d, BIN, PEAK, reps, PY = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7]
 threads = [int(t) for t in sys.argv[8:]]
 fl = n * d * (d + 1)
+block = max(256, min(4096, (1 << 20) // d))  # cal-hessian's default --block (lib/stats/hessian.c)
 def peak(kind, t):
     """GFLOP/s per second of wall time, and per second of CPU time (all threads)."""
-    out = subprocess.run([PEAK, str(n), str(d), kind, "1", "1024", str(t)], capture_output=True, text=True, check=True)
+    out = subprocess.run([PEAK, str(n), str(d), kind, "1", str(block), str(t)], capture_output=True, text=True, check=True)
     f = out.stdout.split()
     return float(f[0]), float(f[2])
-def cal(t):
+BASE = os.environ.get("BASE")
+def cal(t, prog=f"{BIN}/cal-hessian"):
     """End to end (the whole process), and the accumulation alone as -v reports it."""
     t0 = time.perf_counter()
-    r = subprocess.run([f"{BIN}/cal-hessian", "-v", "--threads", str(t), "-o", f"{W}/h.st", f"{W}/x.cal"],
+    r = subprocess.run([prog, "-v", "--threads", str(t), "-o", f"{W}/h.st", f"{W}/x.cal"],
                        check=True, capture_output=True, text=True)
     e2e = fl / (time.perf_counter() - t0) / 1e9
     acc = float(re.search(r" ([0-9.]+) s, ", r.stderr).group(1))
@@ -89,8 +92,10 @@ def numpy_runs(t):
 med = statistics.median
 show = lambda v: " ".join(f"{x:.1f}" for x in v)
 for t in threads:
-    ds, ps, cs, accs, dcpu, pcpu = [], [], [], [], [], []
+    ds, ps, cs, accs, dcpu, pcpu, bs = [], [], [], [], [], [], []
     for _ in range(reps):
+        if BASE:
+            bs.append(cal(t, BASE)[0])
         (w, c) = peak("d", t); ds.append(w); dcpu.append(c)
         (w, c) = peak("p", t); ps.append(w); pcpu.append(c)
         e2e, acc = cal(t)
@@ -101,8 +106,13 @@ for t in threads:
     print(f"threads {t:3d}  cal-hessian end to end, from the file  {med(cs):7.1f} GFLOP/s  (runs {show(cs)})")
     print(f"threads {t:3d}  cal-hessian accumulation alone (-v)    {med(accs):7.1f} GFLOP/s  (runs {show(accs)})")
     print(f"threads {t:3d}  numpy X.T@X float64, rows in memory   {med(ns):7.1f} GFLOP/s  (runs {show(ns)})")
+    if BASE:
+        print(f"threads {t:3d}  BASE cal-hessian end to end            {med(bs):7.1f} GFLOP/s  (runs {show(bs)})")
     r = lambda a, b: med([x / y for x, y in zip(a, b)])
     ratio(f"cal-hessian / dsyrk, {t} threads", r(cs, ds), 0.95 if t == 2 else None)
+    if BASE:
+        ratio(f"BASE cal-hessian / dsyrk, {t} threads", r(bs, ds))
+        ratio(f"cal-hessian / BASE cal-hessian, {t} threads", r(cs, bs))
     ratio(f"cal-hessian tiles (psyrk) / dsyrk, {t} threads", r(ps, ds))
     ratio(f"cal-hessian tiles (psyrk) / dsyrk per CPU second, {t} threads", r(pcpu, dcpu))
     ratio(f"cal-hessian / numpy float64, {t} threads", med(cs) / med(ns), 0.9 if t == 16 else None)

@@ -49,7 +49,7 @@ static const cal_opt options[] = {
     {0, "ranges", NULL, CAL_STAGE,
      "also min, max and percentiles of x and |x| per channel and\nper tensor, from mergeable sketches (12 KB a channel)", O_RANGES},
     {0, "percentiles", "P,...", CAL_STAGE, "the percentiles of --ranges (default 99.9,99.99); implies it", O_PCT},
-    {0, "block", "N", CAL_STAGE, "rows per BLAS block (default: about 32 MB of float64)", O_BLOCK},
+    {0, "block", "N", CAL_STAGE, "rows per BLAS block (default: about 8 MB of float64)", O_BLOCK},
     {0, "threads", "N", 0, "worker threads (default: one per CPU; same result for any N)", O_THREADS},
     {'v', "verbose", NULL, 0, "one-line summary on stderr", 0},
     {0, "progress", NULL, 0, "progress on stderr", O_PROGRESS},

@@ -116,6 +116,14 @@ const char *cal_blas_kernels(void) {
     return s;
 }
 
+/* OpenBLAS's own (exported for its fork handler, not in cblas.h): stops its
+ * thread pool; the next call that needs the pool starts it again. */
+int blas_thread_shutdown_(void);
+
 void cal_blas_threads(int n) {
     if (n > 0) openblas_set_num_threads(n);
+    /* The pool, started when the library loaded (or just now), spins in
+     * sched_yield for its idle timeout, about 0.1 s, on a core the caller's
+     * own threads could use. */
+    blas_thread_shutdown_();
 }

@@ -71,7 +71,9 @@ const char *cal_blas_kernels(void);
 /* The library's name of its kernels ("SkylakeX", "Haswell", ...). */
 const char *cal_blas_core(void);
 
-/* Sets the BLAS thread count (0 = leave the library's default). */
+/* Sets the BLAS thread count for multi-threaded calls (0 = leave the
+ * library's default) and parks the library's thread pool until such a call:
+ * idle, the pool spins in sched_yield beside the caller's threads. */
 void cal_blas_threads(int n);
 
 #endif

@@ -36,7 +36,7 @@ typedef struct cal_hess cal_hess;
  * their d against it where they can name the input (file, offset). */
 #define CAL_HESS_MAX_D (1u << 20)
 
-/* block_rows 0 = a default sized for the BLAS (about 32 MB per block);
+/* block_rows 0 = a default sized for the BLAS (about 8 MB per block);
  * threads 0 = one worker per online CPU; d in 1..CAL_HESS_MAX_D. */
 cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads);
 /* Also keep percentile sketches (stats/sketch.h); before the first row. */

@@ -9,6 +9,7 @@
 #include <cblas.h>
 
 #include "stats/psyrk.h"
+#include "stats/blas.h"
 
 #include "base/err.h"
 #include "base/oshint.h"
@@ -24,17 +25,18 @@ struct cal_psyrk {
     size_t d, block, ld;   /* ld: row stride of the blocks and of C */
     double *C;
     size_t nbuf;
-    double **buf;          /* nbuf blocks */
+    double **buf;          /* nbuf blocks, allocated when first needed */
     size_t *rows;          /* rows of the block in each buffer */
-    size_t *left;          /* tiles of each buffer's block not yet computed */
+    size_t *left;          /* tiles of each buffer's block not yet added */
+    unsigned char *taken;  /* per buffer and tile: the task has a worker */
     tile *tiles;
     size_t ntiles;
     uint64_t *added;       /* per tile: blocks added into C so far */
-    /* Task k is tile k % ntiles of block k / ntiles; handed out in order. */
+    /* Task k is tile k % ntiles of block k / ntiles; every task below
+     * `next` has a worker. */
     uint64_t submitted, next, finished;
-    int nth, stop, aborting, busy, blas_threads;
+    int nth, stop, aborting, busy;
     pthread_t *th;
-    double **scratch;      /* per worker: one tile's product */
     pthread_mutex_t mu;
     pthread_cond_t work, done;
 };
@@ -66,68 +68,74 @@ size_t cal_psyrk_tiling(size_t d, tile **out) {
     return n;
 }
 
+int cal_psyrk_busy_threads(size_t d) {
+    tile *t;
+    size_t n = cal_psyrk_tiling(d, &t);
+    double total = 0;
+    for (size_t i = 0; i < n; i++) total += cost(&t[i]);
+    double most = cost(&t[0]); /* largest first */
+    free(t);
+    int w = (int)(total / (2 * most));
+    return w < 1 ? 1 : w;
+}
+
 size_t cal_psyrk_nbuf(int threads, size_t ntiles) {
     /* nbuf - 1 blocks in the workers' hands hold at least 4 tasks each. */
     size_t want = ((size_t)TASKS_PER_WORKER * (size_t)threads + ntiles - 1) / ntiles + 1;
     return want < NBUF_MIN ? NBUF_MIN : want > NBUF_MAX ? NBUF_MAX : want;
 }
 
-/* P = the block's product on tile t (column-major, ni rows apart). */
-static void product(const cal_psyrk *p, const tile *t, const double *b, size_t rows, double *P) {
+/* C_t += the block's product on tile t, in place (beta = 1). */
+static void product(const cal_psyrk *p, const tile *t, const double *b, size_t rows) {
     int ld = (int)p->ld, k = (int)rows, ni = (int)t->ni;
-    /* In column-major terms the block is A = d x rows (lda ld): P = A_i A_j^T. */
+    /* Column-major, the block is A = d x rows (lda ld) and C_t starts at
+     * C + i0 + j0 ld: C_t += A_i A_j^T. */
+    double *c = p->C + t->i0 + t->j0 * p->ld;
     if (is_diag(t))
-        cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, ni, k, 1.0, b + t->i0, ld, 0.0, P, ni);
+        cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, ni, k, 1.0, b + t->i0, ld, 1.0, c, ld);
     else
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, ni, (int)t->nj, k, 1.0, b + t->i0, ld, b + t->j0,
-                    ld, 0.0, P, ni);
+                    ld, 1.0, c, ld);
 }
 
-/* C_t += P (the upper triangle only on the diagonal). */
-static void add(const cal_psyrk *p, const tile *t, const double *restrict P) {
-    for (size_t s = 0; s < t->nj; s++) {
-        double *restrict c = p->C + t->i0 + (t->j0 + s) * p->ld;
-        const double *restrict q = P + s * t->ni;
-        size_t n = is_diag(t) ? s + 1 : t->ni;
-        for (size_t r = 0; r < n; r++) c[r] += q[r];
+/* The first task in hand-out order that can start now: its tile has every
+ * earlier block added. Returns the task count when none can. */
+static uint64_t ready_task(const cal_psyrk *p) {
+    uint64_t end = p->submitted * p->ntiles;
+    for (uint64_t k = p->next; k < end; k++) {
+        uint64_t gen = k / p->ntiles;
+        size_t t = (size_t)(k % p->ntiles), slot = (size_t)(gen % p->nbuf);
+        if (!p->taken[slot * p->ntiles + t] && p->added[t] == gen) return k;
     }
+    return end;
 }
-
-typedef struct {
-    cal_psyrk *p;
-    double *scratch;
-} worker_arg;
 
 static void *worker(void *arg) {
-    cal_psyrk *p = ((worker_arg *)arg)->p;
-    double *P = ((worker_arg *)arg)->scratch;
-    free(arg);
+    cal_psyrk *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && !p->aborting && p->next >= p->submitted * p->ntiles)
+        uint64_t task = 0;
+        while (!p->aborting && (task = ready_task(p)) == p->submitted * p->ntiles) {
+            if (p->stop && p->next == task) break;
             pthread_cond_wait(&p->work, &p->mu);
-        if (p->aborting || p->next >= p->submitted * p->ntiles) break;
-        uint64_t task = p->next++, gen = task / p->ntiles;
+        }
+        if (p->aborting || task == p->submitted * p->ntiles) break;
+        uint64_t gen = task / p->ntiles;
         size_t t = (size_t)(task % p->ntiles), slot = (size_t)(gen % p->nbuf);
+        p->taken[slot * p->ntiles + t] = 1;
+        while (p->next < p->submitted * p->ntiles &&
+               p->taken[(size_t)(p->next / p->ntiles % p->nbuf) * p->ntiles + (size_t)(p->next % p->ntiles)])
+            p->next++;
         p->busy++;
         pthread_mutex_unlock(&p->mu);
-        product(p, &p->tiles[t], p->buf[slot], p->rows[slot], P);
-        pthread_mutex_lock(&p->mu);
-        if (--p->left[slot] == 0) pthread_cond_broadcast(&p->done); /* the buffer is free */
-        /* Tiles take their blocks in order: wait for the previous one. */
-        while (p->added[t] < gen && !p->aborting) pthread_cond_wait(&p->done, &p->mu);
-        if (p->aborting) {
-            p->busy--;
-            pthread_cond_broadcast(&p->done);
-            break;
-        }
-        pthread_mutex_unlock(&p->mu);
-        add(p, &p->tiles[t], P);
+        product(p, &p->tiles[t], p->buf[slot], p->rows[slot]);
         pthread_mutex_lock(&p->mu);
         p->busy--;
         p->added[t]++;
         p->finished++;
-        pthread_cond_broadcast(&p->done);
+        if (--p->left[slot] == 0) pthread_cond_broadcast(&p->done); /* the buffer is free */
+        if (p->finished == p->submitted * p->ntiles || p->aborting) pthread_cond_broadcast(&p->done);
+        pthread_cond_broadcast(&p->work); /* the tile's next block can start */
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -137,6 +145,10 @@ static void *worker(void *arg) {
  * OpenBLAS's own shutdown at exit and can hang it: let running tasks end and
  * start no more. */
 static cal_psyrk *active;
+
+/* Accumulators alive (created and freed by one thread), and the BLAS thread
+ * count before the first, restored after the last. */
+static int live, saved_threads;
 static void quiesce(void) {
     cal_psyrk *p = active;
     if (!p) return;
@@ -170,36 +182,36 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     p->buf = cal_xcalloc(p->nbuf, sizeof *p->buf);
     p->rows = cal_xcalloc(p->nbuf, sizeof *p->rows);
     p->left = cal_xcalloc(p->nbuf, sizeof *p->left);
-    /* Blocks of tens of MB, first written by the reader: 2 MiB pages spare
-     * a page fault per 4 KiB (see base/oshint.h). */
-    for (size_t i = 0; i < p->nbuf; i++) {
-        p->buf[i] = cal_xmalloc(block_rows * p->ld * sizeof(double));
-        cal_hugepages(p->buf[i], block_rows * p->ld * sizeof(double));
-    }
     cal_hugepages(C, d * p->ld * sizeof(double));
-    size_t most = 0;
-    for (size_t i = 0; i < p->ntiles; i++)
-        if (p->tiles[i].ni * p->tiles[i].nj > most) most = p->tiles[i].ni * p->tiles[i].nj;
-    /* Each worker is one thread of BLAS; the library's own pool stays idle. */
-    p->blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    p->taken = cal_xcalloc(p->nbuf * p->ntiles, 1);
+    /* Each worker is one thread of BLAS, while any accumulator lives (many
+     * with --by-label); the library's own pool is parked meanwhile. */
+    if (!live++) {
+        saved_threads = openblas_get_num_threads();
+        cal_blas_threads(1);
+    }
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->done, NULL);
     p->th = cal_xcalloc((size_t)threads, sizeof *p->th);
-    p->scratch = cal_xcalloc((size_t)threads, sizeof *p->scratch);
-    for (int i = 0; i < threads; i++) {
-        worker_arg *a = cal_xmalloc(sizeof *a);
-        a->p = p;
-        a->scratch = p->scratch[i] = cal_xmalloc(most * sizeof(double));
-        if (pthread_create(&p->th[i], NULL, worker, a)) cal_die("cannot start a thread");
-    }
+    for (int i = 0; i < threads; i++)
+        if (pthread_create(&p->th[i], NULL, worker, p)) cal_die("cannot start a thread");
     active = p;
     cal_atexit_cleanup(quiesce);
     return p;
 }
 
-double *cal_psyrk_block(cal_psyrk *p) { return p->buf[p->submitted % p->nbuf]; }
+double *cal_psyrk_block(cal_psyrk *p) {
+    size_t slot = (size_t)(p->submitted % p->nbuf), size = p->block * p->ld * sizeof(double);
+    /* Allocated when first filled, so that short inputs touch less fresh
+     * memory; the producer writes it first, with 2 MiB pages where they
+     * are worth it (base/oshint.h). */
+    if (!p->buf[slot]) {
+        p->buf[slot] = cal_xmalloc(size);
+        cal_hugepages(p->buf[slot], size);
+    }
+    return p->buf[slot];
+}
 
 int cal_psyrk_threads(const cal_psyrk *p) { return p->nth; }
 
@@ -209,9 +221,10 @@ void cal_psyrk_submit(cal_psyrk *p, size_t rows) {
     size_t slot = (size_t)(p->submitted % p->nbuf);
     p->rows[slot] = rows;
     p->left[slot] = p->ntiles;
+    memset(p->taken + slot * p->ntiles, 0, p->ntiles);
     p->submitted++;
     pthread_cond_broadcast(&p->work);
-    /* The next buffer is free once every tile of its last block is computed. */
+    /* The next buffer is free once every tile of its last block is added. */
     while (p->left[p->submitted % p->nbuf]) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
@@ -240,16 +253,15 @@ void cal_psyrk_free(cal_psyrk *p) {
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->nth; i++) pthread_join(p->th[i], NULL);
     if (active == p) active = NULL;
-    openblas_set_num_threads(p->blas_threads);
+    if (!--live) cal_blas_threads(saved_threads);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
     for (size_t i = 0; i < p->nbuf; i++) free(p->buf[i]);
-    for (int i = 0; i < p->nth; i++) free(p->scratch[i]);
     free(p->buf);
     free(p->rows);
     free(p->left);
-    free(p->scratch);
+    free(p->taken);
     free(p->tiles);
     free(p->added);
     free(p->th);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "base/datadir.h"
@@ -80,13 +81,47 @@ static char *fetched(const char *name) {
     return found;
 }
 
+static void free_list(char **v) {
+    for (size_t i = 0; v && v[i]; i++) free(v[i]);
+    free(v);
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The named templates of DIR/additional_chat_templates/NAME.jinja, as
+ * transformers lists them (files ending in .jinja; "default" is the root
+ * chat_template.jinja, never a file here), sorted; NULL-terminated. */
+static char **additional(const char *dir) {
+    char *sub = join(dir, "additional_chat_templates"), **names = cal_xcalloc(1, sizeof *names);
+    size_t n = 0;
+    DIR *d = opendir(sub);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t k = strlen(e->d_name);
+        if (k <= 6 || strcmp(e->d_name + k - 6, ".jinja") || (k == 13 && !strncmp(e->d_name, "default", 7))) continue;
+        char *path = join(sub, e->d_name);
+        if (is_file(path)) {
+            names = cal_xrealloc(names, (n + 2) * sizeof *names);
+            names[n++] = path;
+            names[n] = NULL;
+        } else {
+            free(path);
+        }
+    }
+    if (d) closedir(d);
+    free(sub);
+    qsort(names, n, sizeof *names, by_name);
+    return names;
+}
+
 /* The config and template files of a model argument: *cfg may be NULL (a
- * lone .jinja), *jinja NULL (the template is the config's). */
-static int locate(const char *model, char **cfg, char **jinja, char *err, size_t errlen) {
+ * lone .jinja), *jinja NULL (the template is the config's); *extra the
+ * files of additional_chat_templates/ (a NULL-terminated list). */
+static int locate(const char *model, char **cfg, char **jinja, char ***extra, char *err, size_t errlen) {
     char *dir = NULL;
     *cfg = *jinja = NULL;
+    *extra = NULL;
     if (is_dir(model)) dir = cal_xstrdup(model);
-    else if (is_file(model) && ends_with(model, ".jinja")) *jinja = cal_xstrdup(model), dir = dir_of(model);
+    else if (is_file(model) && ends_with(model, ".jinja")) *jinja = cal_xstrdup(model), *extra = cal_xcalloc(1, sizeof **extra), dir = dir_of(model);
     else if (is_file(model)) *cfg = cal_xstrdup(model), dir = dir_of(model);
     else if (!(dir = fetched(model)))
         return failf(err, errlen, "%s: no such model folder, tokenizer_config.json or .jinja file (nor a fetched "
@@ -100,9 +135,11 @@ static int locate(const char *model, char **cfg, char **jinja, char *err, size_t
         char *j = join(dir, "chat_template.jinja");
         if (is_file(j)) *jinja = j;
         else free(j);
+        *extra = additional(dir);
     }
     free(dir);
-    if (!*cfg && !*jinja) return failf(err, errlen, "%s: no tokenizer_config.json or chat_template.jinja", model);
+    if (!*cfg && !*jinja && !**extra)
+        return failf(err, errlen, "%s: no tokenizer_config.json or chat_template.jinja", model);
     return 0;
 }
 
@@ -156,11 +193,28 @@ static int load_config(cal_chat_render *c, const char *cfg_path, int want_templa
     return rc;
 }
 
-static int load_jinja(cal_chat_render *c, const char *path, char *err, size_t errlen) {
+/* A template file: unnamed, or named (its name a copy of n bytes). */
+static int load_jinja(cal_chat_render *c, const char *path, const char *name, size_t n, char *err, size_t errlen) {
     cal_mapfile m;
     if (!cal_mapfile_open(&m, path, err, errlen)) return -1;
-    int rc = add_template(c, NULL, m.p, m.len, path, err, errlen);
+    char *nm = name ? cal_xmalloc(n + 1) : NULL;
+    if (nm) memcpy(nm, name, n), nm[n] = 0;
+    int rc = add_template(c, nm, m.p, m.len, path, err, errlen);
+    free(nm);
     cal_mapfile_close(&m);
+    return rc;
+}
+
+/* Template files, as transformers reads them: chat_template.jinja alone is
+ * the one template; with additional_chat_templates/NAME.jinja they are
+ * named templates (the root one "default"), and the config's are unused. */
+static int load_files(cal_chat_render *c, const char *jinja, char **extra, char *err, size_t errlen) {
+    if (!extra || !*extra) return load_jinja(c, jinja, NULL, 0, err, errlen);
+    int rc = jinja ? load_jinja(c, jinja, "default", 7, err, errlen) : 0;
+    for (size_t i = 0; !rc && extra[i]; i++) {
+        const char *base = strrchr(extra[i], '/') + 1;
+        rc = load_jinja(c, extra[i], base, strlen(base) - 6, err, errlen);
+    }
     return rc;
 }
 
@@ -226,14 +280,19 @@ static int set_var(cal_chat_render *c, const char *kv, char *err, size_t errlen)
 }
 
 cal_chat_render *cal_chat_render_open(const cal_chat_spec *spec, char *err, size_t errlen) {
-    char *cfg, *jinja;
-    if (locate(spec->model, &cfg, &jinja, err, errlen)) return NULL;
+    char *cfg, *jinja, **extra;
+    if (locate(spec->model, &cfg, &jinja, &extra, err, errlen)) {
+        free_list(extra);
+        return NULL;
+    }
+    int files = jinja || (extra && *extra);
     cal_chat_render *c = cal_xcalloc(1, sizeof *c);
     c->base = json_object();
-    c->source = cal_xstrdup(jinja ? jinja : cfg);
+    c->source = cal_xstrdup(jinja ? jinja : files ? extra[0] : cfg);
     c->opts.now = spec->now;
-    int rc = cfg ? load_config(c, cfg, !jinja, err, errlen) : 0;
-    if (!rc && jinja) rc = load_jinja(c, jinja, err, errlen);
+    int rc = cfg ? load_config(c, cfg, !files, err, errlen) : 0;
+    if (!rc && files) rc = load_files(c, jinja, extra, err, errlen);
+    free_list(extra);
     if (!rc) rc = choose(c, spec->name, err, errlen);
     for (size_t i = 0; !rc && i < spec->nvars; i++) rc = set_var(c, spec->vars[i], err, errlen);
     json_object_set_new(c->base, "documents", json_null());

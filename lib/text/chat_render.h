@@ -32,8 +32,10 @@ typedef struct {
  * special tokens, so they override them as keyword arguments do; messages,
  * tools, documents and add_generation_prompt are refused, as Python refuses
  * a keyword given twice): a folder (its
- * chat_template.jinja, else the chat_template of its tokenizer_config.json),
- * a tokenizer_config.json (chat_template.jinja beside it wins), a .jinja file
+ * chat_template.jinja, else the chat_template of its tokenizer_config.json;
+ * with additional_chat_templates/NAME.jinja files, the templates are named:
+ * NAME, and "default" for chat_template.jinja, as transformers loads them),
+ * a tokenizer_config.json (the files beside it win), a .jinja file
  * (tokenizer_config.json beside it gives the special tokens), or a bare NAME
  * fetched by `make tokenizers` (DIR/NAME/ for DIR in cal_data_dirs
  * "tokenizers"). A chat_template that is a list of {name, template} is kept

@@ -1,16 +1,22 @@
 #!/bin/sh
 # fuzz_corpus.sh - every fuzz target (tests/fuzz/fuzz_*.c), built without
 # libFuzzer (tests/fuzz/replay.c), over its kept corpus tests/fuzz/corpus/NAME:
-# the inputs that once crashed or lied, and what the fuzzer found since. Runs
-# in make check, so the sanitized suite replays them under ASan and UBSan.
+# the inputs that once crashed or lied, and what the fuzzer found since; a
+# target with none kept (nothing has crashed it yet) replays its generated
+# seeds (tests/fuzz/make-seeds.sh: valid GGUF imatrix files, real chat
+# templates). Runs in make check, so the sanitized suite replays them under
+# ASan and UBSan.
 . tests/lib.sh
+sh tests/fuzz/make-seeds.sh "$T/seeds" >/dev/null 2>"$T/seeds.err" || not_ok "make-seeds.sh" "$(tail -3 "$T/seeds.err")"
 for src in tests/fuzz/fuzz_*.c; do
   name=$(basename "$src" .c)
   short=${name#fuzz_}
   bin="$CAL_UNIT/$name"
   if [ ! -x "$bin" ]; then not_ok "$name" "$bin is not built"; continue; fi
-  if [ ! -d "tests/fuzz/corpus/$short" ]; then skip "$name" "no corpus in tests/fuzz/corpus/$short"; continue; fi
-  n=$(ls "tests/fuzz/corpus/$short" | wc -l | tr -d ' ')
-  if "$bin" "tests/fuzz/corpus/$short" >"$T/out" 2>"$T/err"; then ok "$name replays its $n kept inputs"
-  else not_ok "$name replays its $n kept inputs" "exit $?" "$(tail -5 "$T/err")"; fi
+  dir="tests/fuzz/corpus/$short" what=kept
+  [ -d "$dir" ] || dir="$T/seeds/$short" what=seed
+  if [ ! -d "$dir" ]; then not_ok "$name" "no corpus in tests/fuzz/corpus/$short and no seeds"; continue; fi
+  n=$(ls "$dir" | wc -l | tr -d ' ')
+  if "$bin" "$dir" >"$T/out" 2>"$T/err"; then ok "$name replays its $n $what inputs"
+  else not_ok "$name replays its $n $what inputs" "exit $?" "$(tail -5 "$T/err")"; fi
 done

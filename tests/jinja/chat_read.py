@@ -10,8 +10,9 @@ floats that Python prints differently (1 and 1.0).
 chat_read.py RECORDS MODEL_DIR AGP OUT [KWARGS] - the reference: each record rendered
 as transformers' tokenizer.apply_chat_template(messages, tools=tools,
 add_generation_prompt=AGP, tokenize=False) renders it with the model's
-tokenizer_config.json (chat_template.jinja beside it wins; a list of named
-templates picks "tool_use" when tools are given, else "default"), in
+tokenizer_config.json (chat_template.jinja and additional_chat_templates/
+beside it win; named templates: $CHAT_TEMPLATE_NAME when set, else
+"tool_use" when tools are given, else "default"), in
 python3-jinja2 set up as transformers does (hfenv.py), strftime_now at
 2024-07-26 00:00; KWARGS (a JSON object) are apply_chat_template's
 template keyword arguments (enable_thinking=False). OUT gets one JSON object a line: {"want": TEXT} or
@@ -57,9 +58,27 @@ def special_tokens(cfg):
 
 
 def model_template(model_dir):
+    """As transformers' from_pretrained: chat_template.jinja alone is the
+    template; with additional_chat_templates/NAME.jinja files the templates
+    are a dict (chat_template.jinja is "default"); without files, the
+    config's chat_template (a list of {name, template} becomes a dict)."""
     cfg = json.load(open(os.path.join(model_dir, "tokenizer_config.json"), encoding="utf-8"))
+    read = lambda p: open(p, encoding="utf-8", newline="").read()
+    files = {}
     jinja = os.path.join(model_dir, "chat_template.jinja")
-    t = open(jinja, encoding="utf-8", newline="").read() if os.path.exists(jinja) else cfg.get("chat_template")
+    if os.path.exists(jinja):
+        files["default"] = read(jinja)
+    extra = os.path.join(model_dir, "additional_chat_templates")
+    if os.path.isdir(extra):
+        for f in sorted(os.listdir(extra)):
+            if f.endswith(".jinja") and f != "default.jinja" and os.path.isfile(os.path.join(extra, f)):
+                files[f[:-len(".jinja")]] = read(os.path.join(extra, f))
+    if len(files) == 1 and "default" in files:
+        t = files["default"]
+    elif files:
+        t = files
+    else:
+        t = cfg.get("chat_template")
     if isinstance(t, list):
         t = {e["name"]: e["template"] for e in t}
     return t, special_tokens(cfg)
@@ -76,8 +95,9 @@ def render(env, tpl, rec, agp, toks):
     else:
         msgs = rec["messages"]
     tools = rec.get("tools")
-    if isinstance(tpl, dict):
-        tpl = tpl["tool_use"] if tools is not None and "tool_use" in tpl else tpl["default"]
+    if isinstance(tpl, dict):  # get_chat_template: the name asked for, else tool_use with tools, else default
+        name = os.environ.get("CHAT_TEMPLATE_NAME")
+        tpl = tpl[name] if name else tpl["tool_use"] if tools is not None and "tool_use" in tpl else tpl["default"]
     try:
         if tpl not in _compiled:
             _compiled[tpl] = env.from_string(tpl)

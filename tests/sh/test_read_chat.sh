@@ -148,6 +148,32 @@ if len(got) != len(want) or bad: sys.exit("%d vs %d records, %d differ, first %r
   done
 done
 
+# Template files as transformers reads them (additional_chat_templates/):
+# a folder with Qwen 3's config, its template as chat_template.jinja, Llama
+# 3.1 Instruct's as additional_chat_templates/tool_use.jinja and Gemma 3's
+# as .../plain.jinja: records with tools take tool_use, the others default
+# (the config's own template is not used); --chat-template-name plain takes
+# plain for every record.
+mkdir -p "$T/multi/additional_chat_templates"
+cp "$toks/qwen3/tokenizer_config.json" "$T/multi/"
+$PY -c 'import json, sys
+for src, dst in zip(sys.argv[1::2], sys.argv[2::2]):
+    open(dst, "w", encoding="utf-8", newline="").write(json.load(open(src, encoding="utf-8"))["chat_template"])' \
+  "$toks/qwen3/tokenizer_config.json" "$T/multi/chat_template.jinja" \
+  "$toks/llama3.1-instruct/tokenizer_config.json" "$T/multi/additional_chat_templates/tool_use.jinja" \
+  "$toks/gemma3/tokenizer_config.json" "$T/multi/additional_chat_templates/plain.jinja"
+for name in "" plain; do
+  opt=; [ -n "$name" ] && opt="--chat-template-name $name"
+  CHAT_TEMPLATE_NAME=$name $PY tests/jinja/chat_read.py "$T/recs.jsonl" "$T/multi" 0 "$T/want.multi" || not_ok "multi: reference"
+  # shellcheck disable=SC2086
+  if cal-read --chat "$T/multi" $opt --date 2024-07-26 --skip-bad "$T/recs.jsonl" >"$T/multi.cal" 2>"$T/err" &&
+     compare multi "$T/multi.cal" "$T/want.multi"; then
+    ok "additional_chat_templates/ ${name:-default and tool_use}: as transformers loads and picks them"
+  else
+    not_ok "additional_chat_templates/ ${name:-default and tool_use}" "$(head -3 "$T/err" "$T/cmp.out")"
+  fi
+done
+
 # The flag survives the programs that pass TEXT records on.
 in="$T/qwen3.1.cal"
 flags() { $PY -c 'import sys, calstream

@@ -1,7 +1,8 @@
 /* test_stats_psyrk.c - lib/stats/psyrk.c: the tiling covers the upper
  * triangle once and depends on d alone; the model's promises (at least 4
  * tasks per worker, no task above half a worker's share) for 1-64 workers;
- * a simulation of the hand-out policy keeps 16-64 workers busy; and real
+ * a simulation of the hand-out policy keeps as many workers busy as the
+ * tiling's chains allow (cal_psyrk_busy_threads); and real
  * runs with 1, 2, 3 and 16 threads give the same bits, close to a plain
  * triple loop. */
 #include <math.h>
@@ -31,35 +32,51 @@ static int covers_once(size_t d, const cal_psyrk_tile *t, size_t n) {
     return ok;
 }
 
-/* The hand-out policy of psyrk.c with task time = cost: tasks in order
- * (block after block, tiles in tiling order) to the first free worker; a
- * block can start once the buffer it reuses is computed (nbuf buffers, an
- * instant producer); each tile's product is added (time add * cost) after
- * the previous block's. Returns busy time / (workers x makespan). */
-static double simulate(size_t d, int workers, size_t blocks, double addf) {
+/* The hand-out policy of psyrk.c with task time = cost and an instant
+ * producer: the first free worker takes the first task in order (block
+ * after block, tiles in tiling order) that can start: its block's buffer is
+ * filled (nbuf buffers: block g waits until every task of block g - nbuf is
+ * done) and the same tile of the previous block is done (products go
+ * straight into C, in block order). When none can start yet, it waits for
+ * the one that can start first. Returns busy time / (workers x makespan). */
+static double simulate(size_t d, int workers, size_t blocks) {
     cal_psyrk_tile *t;
-    size_t nt = cal_psyrk_tiling(d, &t), nbuf = cal_psyrk_nbuf(workers, nt);
-    double *freeat = calloc((size_t)workers, sizeof *freeat), *added = calloc(nt, sizeof *added);
-    double *computed = calloc(blocks * nt, sizeof *computed), *avail = calloc(blocks, sizeof *avail);
+    size_t nt = cal_psyrk_tiling(d, &t), nbuf = cal_psyrk_nbuf(workers, nt), total = blocks * nt;
+    double *freeat = calloc((size_t)workers, sizeof *freeat), *done = malloc(total * sizeof *done);
+    double *bend = calloc(blocks, sizeof *bend); /* when each block's last task ends */
+    size_t *handed = calloc(blocks, sizeof *handed);
     double busy = 0, end = 0;
-    for (size_t g = 0; g < blocks; g++) {
-        avail[g] = g ? avail[g - 1] : 0;
-        if (g >= nbuf)
-            for (size_t k = 0; k < nt; k++)
-                if (computed[(g - nbuf) * nt + k] > avail[g]) avail[g] = computed[(g - nbuf) * nt + k];
-        for (size_t k = 0; k < nt; k++) {
-            int w = 0;
-            for (int i = 1; i < workers; i++)
-                if (freeat[i] < freeat[w]) w = i;
-            double s = freeat[w] > avail[g] ? freeat[w] : avail[g], c = cost(&t[k]);
-            double e = s + c, a = (e > added[k] ? e : added[k]) + addf * c;
-            computed[g * nt + k] = e;
-            added[k] = freeat[w] = a;
-            busy += c;
-            if (a > end) end = a;
+    for (size_t k = 0; k < total; k++) done[k] = INFINITY; /* not yet handed out */
+    size_t first = 0; /* every task below it is handed out */
+    for (size_t n = 0; n < total; n++) {
+        int w = 0;
+        for (int i = 1; i < workers; i++)
+            if (freeat[i] < freeat[w]) w = i;
+        size_t pick = total;
+        double pick_ready = INFINITY;
+        for (size_t k = first; k < total && k / nt < first / nt + nbuf; k++) {
+            if (done[k] < INFINITY) continue;
+            size_t g = k / nt;
+            double ready = g ? done[k - nt] : 0;
+            if (g >= nbuf) {
+                double b = handed[g - nbuf] == nt ? bend[g - nbuf] : INFINITY;
+                if (b > ready) ready = b;
+            }
+            if (ready <= freeat[w]) {
+                pick = k, pick_ready = ready;
+                break;
+            }
+            if (ready < pick_ready) pick = k, pick_ready = ready;
         }
+        double s = freeat[w] > pick_ready ? freeat[w] : pick_ready, c = cost(&t[pick % nt]);
+        done[pick] = freeat[w] = s + c;
+        handed[pick / nt]++;
+        if (s + c > bend[pick / nt]) bend[pick / nt] = s + c;
+        busy += c;
+        if (s + c > end) end = s + c;
+        while (first < total && done[first] < INFINITY) first++;
     }
-    free(t), free(freeat), free(added), free(computed), free(avail);
+    free(t), free(freeat), free(done), free(bend), free(handed);
     return busy / (workers * end);
 }
 
@@ -112,16 +129,26 @@ int main(void) {
             free(t);
         }
 
-    /* The policy keeps the workers busy (the addition of a product taken as
-     * 3% of its BLAS time, as measured at 1024 rows per block). */
+    /* Scaling: each tile is a chain of tasks, so the tiling keeps busy as
+     * many workers as its work holds twice the largest tile; the policy
+     * keeps that many busy, and past it the chains are the limit. */
+    const struct {
+        size_t d;
+        int busy;
+    } most[] = {{2048, 4}, {4096, 16}, {8192, 64}, {14336, 196}};
+    for (size_t k = 0; k < sizeof most / sizeof most[0]; k++)
+        CHECK(cal_psyrk_busy_threads(most[k].d) == most[k].busy, "d = %zu keeps %d workers busy (%d expected)",
+              most[k].d, cal_psyrk_busy_threads(most[k].d), most[k].busy);
     const struct {
         size_t d;
         int w;
-    } sim[] = {{4096, 2}, {4096, 16}, {4096, 32}, {4096, 64}, {8192, 64}, {14336, 64}, {2048, 16}};
+    } sim[] = {{2048, 2}, {2048, 4}, {4096, 2}, {4096, 16}, {8192, 64}, {14336, 64}};
     for (size_t k = 0; k < sizeof sim / sizeof sim[0]; k++) {
-        double u = simulate(sim[k].d, sim[k].w, 64, 0.03);
+        double u = simulate(sim[k].d, sim[k].w, 64);
         CHECK(u >= 0.9, "d = %zu, %d workers, 64 blocks: %.1f%% busy", sim[k].d, sim[k].w, 100 * u);
     }
+    double u64 = simulate(4096, 64, 64);
+    CHECK(u64 <= 36.0 / 64 + 1e-9, "d = 4096, 64 workers: at most 36 chains busy (%.1f%%)", 100 * u64);
 
     /* Real runs: the same bits for any thread count, and H = A^T A. */
     size_t n = 333, d = 1100, block = 64;

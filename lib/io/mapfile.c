@@ -12,8 +12,15 @@
 int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
     m->p = "";
-    int fd = open(path, O_RDONLY);
+    /* Not opened unless regular: opening a FIFO waits for its writer, and
+     * closing it again could end that writer with SIGPIPE before a caller
+     * falls back to reading the stream. */
     struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        return 0;
+    }
+    int fd = open(path, O_RDONLY);
     const char *why = fd < 0 || fstat(fd, &st) != 0 ? strerror(errno)
                       : !S_ISREG(st.st_mode)        ? "not a regular file"
                                                     : NULL;

@@ -142,6 +142,19 @@ expect_fail "cal-hessian --merge: a sketch tensor cut short" 1 \
   "short.safetensors: tensor 'sketch' has 20 values, want 6152" \
   cal-hessian --merge -o "$T/m.safetensors" "$T/short.safetensors"
 
+# -- FIFOs as inputs: the readers that map files say so at once (never
+# opening it, which would wait for a writer and could end one with
+# SIGPIPE); cal-hessian, which maps regular files, reads a FIFO's stream
+mkfifo "$T/in.safetensors" "$T/in.cal"
+expect_fail "cal-cat --import FIFO: not a regular file, without waiting for a writer" 1 \
+  "in.safetensors: not a regular file" timeout 20 cal-cat --import "$T/in.safetensors"
+mkdir "$T/reg" && cp "$T/v.cal" "$T/reg/in.cal" # the same operand name: the stage line holds it
+timeout 60 sh -c 'cat "$1" >"$2"' sh "$T/v.cal" "$T/in.cal" &
+(cd "$T" && cal-hessian -o fifo.st in.cal) && (cd "$T/reg" && cal-hessian -o ../file.st in.cal) &&
+  same "cal-hessian: a FIFO's stream gives the file's tensors" "$T/fifo.st" "$T/file.st" ||
+  not_ok "cal-hessian: a FIFO input"
+wait
+
 # -- -o: a FIFO with a reader, a private device node, process substitution, stdout
 mkfifo "$T/fifo"
 timeout 60 cat "$T/fifo" >"$T/from-fifo" & # a writer that replaced the FIFO never opens it

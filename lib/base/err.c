@@ -76,6 +76,14 @@ int cal_err_at(char *err, size_t errlen, const char *file, uint64_t off, const c
     return 0;
 }
 
+int cal_errf(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 void cal_usage_error(const char *fmt, ...) {
     va_list ap;
     fprintf(stderr, "%s: ", progname);

@@ -39,6 +39,8 @@ CAL_NORETURN void cal_die_at(const char *file, uint64_t off, const char *fmt, ..
 /* The soft form of cal_die_at, for library code that returns its errors:
  * "FILE: byte OFF: msg" into err; returns 0. */
 int cal_err_at(char *err, size_t errlen, const char *file, uint64_t off, const char *fmt, ...) CAL_PRINTF(5, 6);
+/* The message alone into err, for code that returns -1 on an error: returns -1. */
+int cal_errf(char *err, size_t errlen, const char *fmt, ...) CAL_PRINTF(3, 4);
 /* "PROG: msg\nTry 'PROG --help'." and exit 2. */
 CAL_NORETURN void cal_usage_error(const char *fmt, ...) CAL_PRINTF(1, 2);
 /* "PROG: msg" without exiting. */

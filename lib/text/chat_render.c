@@ -1,7 +1,6 @@
 /* chat_render.c - see chat_render.h. */
 #include "text/chat_render.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +26,6 @@ struct cal_chat_render {
     char *source;
     cal_jinja_opts opts;
 };
-
-static int failf(char *err, size_t errlen, const char *fmt, ...) CAL_PRINTF(3, 4);
-static int failf(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int is_dir(const char *p) {
     struct stat st;
@@ -124,7 +114,7 @@ static int locate(const char *model, char **cfg, char **jinja, char ***extra, ch
     else if (is_file(model) && ends_with(model, ".jinja")) *jinja = cal_xstrdup(model), *extra = cal_xcalloc(1, sizeof **extra), dir = dir_of(model);
     else if (is_file(model)) *cfg = cal_xstrdup(model), dir = dir_of(model);
     else if (!(dir = fetched(model)))
-        return failf(err, errlen, "%s: no such model folder, tokenizer_config.json or .jinja file (nor a fetched "
+        return cal_errf(err, errlen, "%s: no such model folder, tokenizer_config.json or .jinja file (nor a fetched "
                      "tokenizer of that name)", model);
     if (!*cfg) {
         char *c = join(dir, "tokenizer_config.json");
@@ -139,7 +129,7 @@ static int locate(const char *model, char **cfg, char **jinja, char ***extra, ch
     }
     free(dir);
     if (!*cfg && !*jinja && !**extra)
-        return failf(err, errlen, "%s: no tokenizer_config.json or chat_template.jinja", model);
+        return cal_errf(err, errlen, "%s: no tokenizer_config.json or chat_template.jinja", model);
     return 0;
 }
 
@@ -170,7 +160,7 @@ static int load_config(cal_chat_render *c, const char *cfg_path, int want_templa
     json_error_t je;
     /* model_max_length is often 1e30 written as an integer: only strings matter */
     json_t *cfg = json_load_file(cfg_path, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &je);
-    if (!cfg) return failf(err, errlen, "%s: line %d: invalid JSON: %s", cfg_path, je.line, je.text);
+    if (!cfg) return cal_errf(err, errlen, "%s: line %d: invalid JSON: %s", cfg_path, je.line, je.text);
     int rc = 0;
     special_tokens(cfg, c->base);
     const json_t *t = json_object_get(cfg, "chat_template");
@@ -183,11 +173,11 @@ static int load_config(cal_chat_render *c, const char *cfg_path, int want_templa
         for (size_t i = 0; i < json_array_size(t) && !rc; i++) {
             const json_t *e = json_array_get(t, i), *n = json_object_get(e, "name"), *s = json_object_get(e, "template");
             if (!json_is_string(n) || !json_is_string(s))
-                rc = failf(err, errlen, "%s: chat_template entry %zu is not {name, template} strings", cfg_path, i);
+                rc = cal_errf(err, errlen, "%s: chat_template entry %zu is not {name, template} strings", cfg_path, i);
             else rc = add_template(c, json_string_value(n), json_string_value(s), json_string_length(s), where, err, errlen);
         }
     } else {
-        rc = failf(err, errlen, "%s: no chat_template (the tokenizer has no chat template)", cfg_path);
+        rc = cal_errf(err, errlen, "%s: no chat_template (the tokenizer has no chat template)", cfg_path);
     }
     json_decref(cfg);
     return rc;
@@ -222,7 +212,7 @@ static int load_files(cal_chat_render *c, const char *jinja, char **extra, char 
  * transformers' get_chat_template chooses. */
 static int choose(cal_chat_render *c, const char *want, char *err, size_t errlen) {
     if (c->ntpl == 1 && !c->tpl[0].name) {
-        if (want) return failf(err, errlen, "%s: --chat-template-name %s: the model has one unnamed template", c->source, want);
+        if (want) return cal_errf(err, errlen, "%s: --chat-template-name %s: the model has one unnamed template", c->source, want);
         c->fixed = c->tpl[0].t;
         return 0;
     }
@@ -234,7 +224,7 @@ static int choose(cal_chat_render *c, const char *want, char *err, size_t errlen
     if (want && !c->fixed) {
         cal_buf names = {0};
         for (size_t i = 0; i < c->ntpl; i++) cal_buf_addf(&names, "%s%s", i ? ", " : "", c->tpl[i].name);
-        failf(err, errlen, "%s: no chat template named '%s' (%.*s)", c->source, want, (int)names.n, names.p);
+        cal_errf(err, errlen, "%s: no chat template named '%s' (%.*s)", c->source, want, (int)names.n, names.p);
         cal_buf_free(&names);
         return -1;
     }
@@ -245,18 +235,18 @@ static int choose(cal_chat_render *c, const char *want, char *err, size_t errlen
 static json_t *parse_var(const char *kv, char *err, size_t errlen) {
     const char *eq = strchr(kv, '=');
     if (!eq || eq == kv) {
-        failf(err, errlen, "--chat-var '%s': not KEY=JSON (e.g. enable_thinking=false)", kv);
+        cal_errf(err, errlen, "--chat-var '%s': not KEY=JSON (e.g. enable_thinking=false)", kv);
         return NULL;
     }
     static const char *const fixed[] = {"messages", "tools", "documents", "add_generation_prompt"};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
         if (strlen(fixed[i]) == (size_t)(eq - kv) && !memcmp(kv, fixed[i], (size_t)(eq - kv))) {
-            failf(err, errlen, "--chat-var '%s': %s is set by cal-read itself", kv, fixed[i]);
+            cal_errf(err, errlen, "--chat-var '%s': %s is set by cal-read itself", kv, fixed[i]);
             return NULL;
         }
     json_error_t je;
     json_t *v = json_loads(eq + 1, JSON_DECODE_ANY, &je);
-    if (!v) failf(err, errlen, "--chat-var '%s': the value is not JSON (%s; a string needs quotes: k='\"x\"')", kv, je.text);
+    if (!v) cal_errf(err, errlen, "--chat-var '%s': the value is not JSON (%s; a string needs quotes: k='\"x\"')", kv, je.text);
     return v;
 }
 
@@ -333,13 +323,13 @@ static json_t *sharegpt(const json_t *msgs) {
 
 int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
                            char *err, size_t errlen) {
-    if (!json_is_array(msgs)) return failf(err, errlen, "the messages are not a list");
+    if (!json_is_array(msgs)) return cal_errf(err, errlen, "the messages are not a list");
     const json_t *tools = json_is_object(record) ? json_object_get(record, "tools") : NULL;
     if (tools && !json_is_null(tools) && !json_is_array(tools))
-        return failf(err, errlen, "'tools' is not a list");
+        return cal_errf(err, errlen, "'tools' is not a list");
     int has_tools = tools && json_is_array(tools);
     const cal_jinja *t = c->fixed ? c->fixed : has_tools && c->tool_use ? c->tool_use : c->dflt;
-    if (!t) return failf(err, errlen, "the model has several chat templates and none named default%s",
+    if (!t) return cal_errf(err, errlen, "the model has several chat templates and none named default%s",
                          has_tools ? " or tool_use" : " (use --chat-template-name)");
     json_t *vars = json_copy(c->base);
     json_object_set_new(vars, "messages", sharegpt(msgs));

@@ -4,7 +4,6 @@
 
 #include "base/err.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,15 +43,6 @@ json_t *cal_json_at(const json_t *v, const char *path) {
 
 int cal_fieldfmt_is(const char *s) { return strpbrk(s, "{}") != NULL; }
 
-static int bad(char *err, size_t errlen, const char *fmt, ...) CAL_PRINTF(3, 4);
-static int bad(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 static void add_piece(cal_fieldfmt *f, cal_buf *b, int is_field) {
     if (!is_field && b->n == 0) return;
     f->p = cal_xrealloc(f->p, (f->np + 1) * sizeof *f->p);
@@ -70,18 +60,18 @@ static int parse(cal_fieldfmt *f, const char *s, cal_buf *b, char *err, size_t e
         if (c == '\\') {
             const char *from = "nrt\\{}", *to = "\n\r\t\\{}";
             const char *k = s[i + 1] ? strchr(from, s[i + 1]) : NULL;
-            if (!k) return bad(err, errlen, "unknown escape '\\%.1s' at character %zu (\\n \\t \\r \\\\ \\{ \\})", s + i + 1, i);
+            if (!k) return cal_errf(err, errlen, "unknown escape '\\%.1s' at character %zu (\\n \\t \\r \\\\ \\{ \\})", s + i + 1, i);
             cal_buf_addc(b, to[k - from]), i++;
         } else if ((c == '{' || c == '}') && s[i + 1] == c) {
             cal_buf_addc(b, c), i++;
         } else if (c == '}') {
-            return bad(err, errlen, "a lone '}' at character %zu (write \\} or }})", i);
+            return cal_errf(err, errlen, "a lone '}' at character %zu (write \\} or }})", i);
         } else if (c == '{') {
             size_t k = strcspn(s + i + 1, "{}");
-            if (s[i + 1 + k] != '}') return bad(err, errlen, "'{' at character %zu is not closed", i);
-            if (k == 0) return bad(err, errlen, "an empty field '{}' at character %zu (name it: {text})", i);
+            if (s[i + 1 + k] != '}') return cal_errf(err, errlen, "'{' at character %zu is not closed", i);
+            if (k == 0) return cal_errf(err, errlen, "an empty field '{}' at character %zu (name it: {text})", i);
             if (strcspn(s + i + 1, ":!") < k)
-                return bad(err, errlen, "field at character %zu: format specs (':', '!') are not supported", i);
+                return cal_errf(err, errlen, "field at character %zu: format specs (':', '!') are not supported", i);
             add_piece(f, b, 0);
             cal_buf_add(b, s + i + 1, k);
             add_piece(f, b, 1);
@@ -168,10 +158,10 @@ int cal_fieldfmt_render(const cal_fieldfmt *f, const json_t *root, int missing_e
         else if (json_is_real(v)) py_float(out, json_real_value(v));
         else if (json_is_boolean(v)) cal_buf_addf(out, "%s", json_is_true(v) ? "True" : "False");
         else if (json_is_array(v) || json_is_object(v))
-            return bad(err, errlen, "field '%s' is %s: a template takes strings, numbers and booleans", p->text,
+            return cal_errf(err, errlen, "field '%s' is %s: a template takes strings, numbers and booleans", p->text,
                        json_is_array(v) ? "a list" : "an object");
         else if (!missing_empty)
-            return bad(err, errlen, "%s field '%s' (--missing empty writes it as empty)", v ? "null" : "no", p->text);
+            return cal_errf(err, errlen, "%s field '%s' (--missing empty writes it as empty)", v ? "null" : "no", p->text);
     }
     return 0;
 }

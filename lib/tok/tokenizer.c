@@ -27,7 +27,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,14 +67,6 @@ struct cal_tok {
     char *made;                    /* special tokens the configuration made new tokens, as recorded */
     char *files;                   /* the files read */
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...) CAL_PRINTF(3, 4);
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen) vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* "dir/llama3/tokenizer.json" -> "llama3"; "x/llama2-spm.model" -> "llama2-spm";
  * "gemma.json" -> "gemma". */
@@ -137,10 +128,10 @@ static int load_file(cal_tok *t, const char *path, char *err, size_t errlen) {
         /* a bare name that is neither a file nor a fetched tokenizer */
         if (errno == ENOENT && !strchr(path, '/')) {
             char *names = cal_tok_names();
-            set_err(err, errlen, "no such file or folder, nor a fetched tokenizer name (%s; see cal-encode --list)",
+            cal_errf(err, errlen, "no such file or folder, nor a fetched tokenizer name (%s; see cal-encode --list)",
                     *names ? names : "none fetched: make tokenizers");
             free(names);
-        } else set_err(err, errlen, "%s", why);
+        } else cal_errf(err, errlen, "%s", why);
         return -1;
     }
     t->fp = cal_hash(data, len);
@@ -150,14 +141,14 @@ static int load_file(cal_tok *t, const char *path, char *err, size_t errlen) {
         size_t bom = data[0] == '{' || i < 3 || memcmp(data, "\xef\xbb\xbf", 3) ? 0 : 3;
         t->hf = tok_hf_load(data + bom, len - bom, path, err, errlen);
     } else if (len == 0) {
-        set_err(err, errlen, "empty file: neither tokenizer.json nor a SentencePiece model");
+        cal_errf(err, errlen, "empty file: neither tokenizer.json nor a SentencePiece model");
     } else {
         t->spm = spm_shim_load(data, len, why, sizeof why);
         if (t->spm) {
             spm_collect_specials(t);
             t->chunking = spm_chunking_of(t->spm, data, len);
         }
-        else set_err(err, errlen, "neither JSON (tokenizer.json) nor a SentencePiece model (%s)", why);
+        else cal_errf(err, errlen, "neither JSON (tokenizer.json) nor a SentencePiece model (%s)", why);
     }
     free(data);
     return t->hf || t->spm ? 0 : -1;
@@ -189,7 +180,7 @@ static int make_specials(cal_tok *t, char *err, size_t errlen) {
     const tc_token *sp[256];
     size_t n = tok_config_specials(&t->cfg, sp, 256);
     if (n > 256) {
-        set_err(err, errlen, "%zu special tokens in %s: at most 256", n, t->cfg.files);
+        cal_errf(err, errlen, "%zu special tokens in %s: at most 256", n, t->cfg.files);
         return -1;
     }
     cal_buf b = {0};
@@ -200,7 +191,7 @@ static int make_specials(cal_tok *t, char *err, size_t errlen) {
         int64_t id = tok_hf_add_special(t->hf, sp[i]->text, strlen(sp[i]->text), sp[i]->lstrip, sp[i]->rstrip,
                                         sp[i]->single_word, sp[i]->normalized, &is_new, why, sizeof why);
         if (id < 0) {
-            set_err(err, errlen, "%s '%s' (%s): %s", "special token", sp[i]->text, sp[i]->from, why);
+            cal_errf(err, errlen, "%s '%s' (%s): %s", "special token", sp[i]->text, sp[i]->from, why);
             cal_buf_free(&b);
             return -1;
         }
@@ -224,7 +215,7 @@ static int apply_config(cal_tok *t, const char *tokfile, char *err, size_t errle
         if (!c->tok[k].text) continue;
         t->special[k] = token_id(t, c->tok[k].text);
         if (t->special[k] < 0) {
-            set_err(err, errlen, "%s '%s' (%s) is not a piece of %s (calkit adds no tokens to a SentencePiece model)",
+            cal_errf(err, errlen, "%s '%s' (%s) is not a piece of %s (calkit adds no tokens to a SentencePiece model)",
                     what[k], c->tok[k].text, c->tok[k].from, tokfile);
             return -1;
         }
@@ -237,7 +228,7 @@ static int apply_config(cal_tok *t, const char *tokfile, char *err, size_t errle
     /* LlamaTokenizerFast & co (and every .model, converted as LlamaTokenizer):
      * [bos] $A [eos] from add_bos_token and add_eos_token */
     if ((c->add_bos && t->special[TC_BOS] < 0) || (c->add_eos && t->special[TC_EOS] < 0)) {
-        set_err(err, errlen, "add_%s_token is true but there is no %s_token (%s)", c->add_bos && t->special[TC_BOS] < 0 ? "bos" : "eos",
+        cal_errf(err, errlen, "add_%s_token is true but there is no %s_token (%s)", c->add_bos && t->special[TC_BOS] < 0 ? "bos" : "eos",
                 c->add_bos && t->special[TC_BOS] < 0 ? "bos" : "eos", c->files);
         return -1;
     }
@@ -288,13 +279,13 @@ cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
             else free(p);
         }
         if (!tokfile) {
-            set_err(err, errlen, "a folder without tokenizer.json or tokenizer.model");
+            cal_errf(err, errlen, "a folder without tokenizer.json or tokenizer.model");
             free(t);
             return NULL;
         }
         char why[512];
         if (tok_config_load(path, &t->cfg, why, sizeof why)) {
-            set_err(err, errlen, "%s", why);
+            cal_errf(err, errlen, "%s", why);
             free(tokfile), free(t->files), free(t);
             return NULL;
         }

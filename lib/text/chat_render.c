@@ -79,17 +79,20 @@ static void free_list(char **v) {
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The named templates of DIR/additional_chat_templates/NAME.jinja, as
- * transformers lists them (files ending in .jinja; "default" is the root
- * chat_template.jinja, never a file here), sorted; NULL-terminated. */
-static char **additional(const char *dir) {
+ * transformers lists them (files ending in .jinja), sorted, NULL-terminated;
+ * but default.jinja, which transformers reads after the root's
+ * chat_template.jinja and so in its place, goes to *dflt. */
+static char **additional(const char *dir, char **dflt) {
     char *sub = join(dir, "additional_chat_templates"), **names = cal_xcalloc(1, sizeof *names);
     size_t n = 0;
     DIR *d = opendir(sub);
     for (struct dirent *e; d && (e = readdir(d));) {
         size_t k = strlen(e->d_name);
-        if (k <= 6 || strcmp(e->d_name + k - 6, ".jinja") || (k == 13 && !strncmp(e->d_name, "default", 7))) continue;
+        if (k <= 6 || strcmp(e->d_name + k - 6, ".jinja")) continue;
         char *path = join(sub, e->d_name);
-        if (is_file(path)) {
+        if (is_file(path) && !strcmp(e->d_name, "default.jinja")) {
+            *dflt = path;
+        } else if (is_file(path)) {
             names = cal_xrealloc(names, (n + 2) * sizeof *names);
             names[n++] = path;
             names[n] = NULL;
@@ -125,7 +128,9 @@ static int locate(const char *model, char **cfg, char **jinja, char ***extra, ch
         char *j = join(dir, "chat_template.jinja");
         if (is_file(j)) *jinja = j;
         else free(j);
-        *extra = additional(dir);
+        char *d = NULL;
+        *extra = additional(dir, &d);
+        if (d) free(*jinja), *jinja = d;
     }
     free(dir);
     if (!*cfg && !*jinja && !**extra)

@@ -58,10 +58,11 @@ def special_tokens(cfg):
 
 
 def model_template(model_dir):
-    """As transformers' from_pretrained: chat_template.jinja alone is the
-    template; with additional_chat_templates/NAME.jinja files the templates
-    are a dict (chat_template.jinja is "default"); without files, the
-    config's chat_template (a list of {name, template} becomes a dict)."""
+    """As transformers' from_pretrained (tokenization_utils_base.py: the
+    local additional_chat_templates/*.jinja become chat_template_NAME files,
+    read after chat_template.jinja into one dict): a lone "default" is the
+    template, several are a dict; without files, the config's chat_template
+    (a list of {name, template} becomes a dict)."""
     cfg = json.load(open(os.path.join(model_dir, "tokenizer_config.json"), encoding="utf-8"))
     read = lambda p: open(p, encoding="utf-8", newline="").read()
     files = {}
@@ -71,7 +72,7 @@ def model_template(model_dir):
     extra = os.path.join(model_dir, "additional_chat_templates")
     if os.path.isdir(extra):
         for f in sorted(os.listdir(extra)):
-            if f.endswith(".jinja") and f != "default.jinja" and os.path.isfile(os.path.join(extra, f)):
+            if f.endswith(".jinja") and os.path.isfile(os.path.join(extra, f)):  # default.jinja replaces the root's
                 files[f[:-len(".jinja")]] = read(os.path.join(extra, f))
     if len(files) == 1 and "default" in files:
         t = files["default"]

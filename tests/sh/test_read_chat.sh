@@ -162,15 +162,20 @@ for src, dst in zip(sys.argv[1::2], sys.argv[2::2]):
   "$toks/qwen3/tokenizer_config.json" "$T/multi/chat_template.jinja" \
   "$toks/llama3.1-instruct/tokenizer_config.json" "$T/multi/additional_chat_templates/tool_use.jinja" \
   "$toks/gemma3/tokenizer_config.json" "$T/multi/additional_chat_templates/plain.jinja"
-for name in "" plain; do
+# Last, additional_chat_templates/default.jinja (Gemma 3's), which
+# transformers reads after chat_template.jinja: it is the default.
+for name in "" plain default.jinja; do
+  what=${name:-default and tool_use}
+  [ "$name" = default.jinja ] && cp "$T/multi/additional_chat_templates/plain.jinja" "$T/multi/additional_chat_templates/default.jinja" &&
+    name= what="default.jinja over chat_template.jinja, and tool_use"
   opt=; [ -n "$name" ] && opt="--chat-template-name $name"
   CHAT_TEMPLATE_NAME=$name $PY tests/jinja/chat_read.py "$T/recs.jsonl" "$T/multi" 0 "$T/want.multi" || not_ok "multi: reference"
   # shellcheck disable=SC2086
   if cal-read --chat "$T/multi" $opt --date 2024-07-26 --skip-bad "$T/recs.jsonl" >"$T/multi.cal" 2>"$T/err" &&
      compare multi "$T/multi.cal" "$T/want.multi"; then
-    ok "additional_chat_templates/ ${name:-default and tool_use}: as transformers loads and picks them"
+    ok "additional_chat_templates/ $what: as transformers loads and picks them"
   else
-    not_ok "additional_chat_templates/ ${name:-default and tool_use}" "$(head -3 "$T/err" "$T/cmp.out")"
+    not_ok "additional_chat_templates/ $what" "$(head -3 "$T/err" "$T/cmp.out")"
   fi
 done
 

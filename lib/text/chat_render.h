@@ -34,7 +34,8 @@ typedef struct {
  * a keyword given twice): a folder (its
  * chat_template.jinja, else the chat_template of its tokenizer_config.json;
  * with additional_chat_templates/NAME.jinja files, the templates are named:
- * NAME, and "default" for chat_template.jinja, as transformers loads them),
+ * NAME, and "default" for chat_template.jinja or a default.jinja there,
+ * as transformers loads them),
  * a tokenizer_config.json (the files beside it win), a .jinja file
  * (tokenizer_config.json beside it gives the special tokens), or a bare NAME
  * fetched by `make tokenizers` (DIR/NAME/ for DIR in cal_data_dirs

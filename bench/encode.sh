@@ -9,7 +9,8 @@
 #      tiktoken-style vocabularies, the anchor of the fastest exact encoders
 #      (quicktok: 4-11x tiktoken)
 #   2. qwen3 against llama3 (NFC and single digits must not cost more)
-#   3. cal-encode -j N vs N x -j 1 (llama3), N = the online cores (at least 2)
+#   3. cal-encode -j N vs N x -j 1 (llama3, qwen3, gpt4o), N = the online
+#      cores (at least 2)
 #   4. Gemma 3 tokenizer.json: load time and peak RSS (/usr/bin/time -v)
 # Text: about 600 KB of each built-in corpus (make corpora), else local text.
 #   ENCODE_TOKENIZERS  the tokenizers of part 1 (default: all nine)
@@ -88,13 +89,21 @@ if [ -n "${mb_qwen3:-}" ] && [ -n "${mb_llama3:-}" ]; then
   echo "qwen3 / llama3 single thread: $(ratio "$mb_qwen3" "$mb_llama3") (target >= 1.0)"
 fi
 
-# Threads: the text four times over (enough batches for every worker).
+# Threads: the text four times over (enough batches for every worker), per
+# tokenizer; each figure the median of three runs, -j 1 and -j N in turn.
 n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 [ "$n" -ge 2 ] || n=2
-j1=$(ours llama3 1 "$W/text.cal" "$W/text.cal" "$W/text.cal" "$W/text.cal")
-jn=$(ours llama3 "$n" "$W/text.cal" "$W/text.cal" "$W/text.cal" "$W/text.cal")
-printf 'llama3 -j %d / (%d x -j 1): %s / (%d x %s MB/s) = %s (target >= 0.8)\n' "$n" "$n" "$jn" "$n" "$j1" \
-  "$(ratio "$jn" "$(awk -v a="$j1" -v n="$n" 'BEGIN { print a * n }')")"
+med3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+for tk in llama3 qwen3 gpt4o; do
+  a= b=
+  for k in 1 2 3; do
+    a="$a $(ours "$tk" 1 "$W/text.cal" "$W/text.cal" "$W/text.cal" "$W/text.cal")"
+    b="$b $(ours "$tk" "$n" "$W/text.cal" "$W/text.cal" "$W/text.cal" "$W/text.cal")"
+  done
+  j1=$(med3 $a) jn=$(med3 $b)
+  printf '%-7s -j %d / (%d x -j 1): %s / (%d x %s MB/s) = %s (target >= 0.8)\n' "$tk" "$n" "$n" "$jn" "$n" "$j1" \
+    "$(ratio "$jn" "$(awk -v a="$j1" -v n="$n" 'BEGIN { print a * n }')")"
+done
 
 size=$(wc -c <build/tokenizers/gemma3/tokenizer.json)
 printf '' | $PY examples/calstream.py text "$W/empty.cal"

@@ -3,8 +3,11 @@
  *
  * The main thread reads records into batches and writes finished batches in
  * input order; an ordered pool (base/pool.h) of -j N workers encodes whole
- * batches. Every record is encoded by the same function whatever N is and a
- * document is never split, so the output bytes do not depend on N. */
+ * batches into finished output records (ids, checksums), so the main thread
+ * only parses and hands bytes over: at -j N it shares the N cores with the
+ * workers, and every byte it touches is time taken from them. Every record
+ * is encoded by the same function whatever N is and a document is never
+ * split, so the output bytes do not depend on N. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -55,19 +58,20 @@ static const cal_prog prog = {
 #define BATCH_BYTES (1u << 17)
 #define BATCH_RECS 1024
 
-/* A record of a batch; its label (NUL-terminated) and text live in bytes. */
+/* A record of a batch; its label and text live in bytes. */
 typedef struct {
     uint64_t id, offset;
-    size_t label_off, text_off, text_len, ids_off, ids_n;
+    size_t label_off, label_len, text_off, text_len, ntok;
     int file, chat; /* chat: a TEXT record flagged CAL_TEXT_CHAT */
 } item;
 
-/* One job of the pool: records in, their ids out. */
+/* One job of the pool: records in, their TOKENS records out. */
 typedef struct {
     item *items;
     size_t n, cap, failed; /* failed: the first item that did not encode, or n */
     cal_buf bytes;
-    cal_ids ids;
+    cal_ids ids;           /* the worker's scratch: one record's ids */
+    cal_buf out;           /* the encoded records of items [0, failed) */
     cal_meta meta;         /* output metadata in force for these records */
 } batch;
 
@@ -91,20 +95,24 @@ typedef struct {
 static int encode_batch(void *ctx, void *job, char *err, size_t errsz) {
     const run *r = ctx;
     batch *b = job;
-    /* the ids in a local header: the batches sit side by side, and a header
+    /* the headers in locals: the batches sit side by side, and a header
      * written per record would bounce between the workers' caches */
     cal_ids ids = b->ids;
+    cal_buf out = b->out;
     size_t i = 0;
-    for (ids.n = 0; i < b->n; i++) {
+    for (out.n = 0; i < b->n; i++) {
         item *it = &b->items[i];
-        it->ids_off = ids.n;
         /* A rendered chat is encoded as transformers encodes one: special
          * tokens matched, none added (the template wrote them). */
         unsigned flags = it->chat ? CAL_TOK_PARSE_SPECIAL : r->flags;
-        if (cal_tok_encode(r->tok, b->bytes.p + it->text_off, it->text_len, flags, &ids, err, errsz)) break;
-        it->ids_n = ids.n - it->ids_off;
+        ids.n = 0;
+        if (cal_tok_encode(r->tok, b->bytes.p + it->text_off, it->text_len, flags, &ids, err, errsz) ||
+            cal_encode_tokens(&out, b->bytes.p + it->label_off, it->label_len, it->id, ids.v, ids.n, err, errsz))
+            break;
+        it->ntok = ids.n;
     }
     b->ids = ids;
+    b->out = out;
     b->failed = i;
     return i < b->n;
 }
@@ -121,15 +129,14 @@ static void snapshot_meta(run *r) {
  * after the records before it, with err (the pool stops its workers). */
 static void write_batch(run *r, batch *b, const char *err) {
     cal_meta_copy(cal_writer_meta(r->w), &b->meta); /* a new header when it differs */
-    for (size_t i = 0; i < b->n; i++) {
-        const item *it = &b->items[i];
-        if (i == b->failed) cal_die_at(r->files[it->file], it->offset, "%s", err);
-        cal_write_tokens(r->w, b->bytes.p + it->label_off, it->id, b->ids.v + it->ids_off, it->ids_n);
+    cal_write_encoded(r->w, b->out.p, b->out.n, b->failed);
+    for (size_t i = 0; i < b->failed; i++) {
         r->docs++;
-        r->bytes += it->text_len;
-        r->tokens += it->ids_n;
+        r->bytes += b->items[i].text_len;
+        r->tokens += b->items[i].ntok;
         cal_progress_tick(&r->prog, r->docs, r->bytes);
     }
+    if (b->failed < b->n) cal_die_at(r->files[b->items[b->failed].file], b->items[b->failed].offset, "%s", err);
     b->n = 0;
     b->bytes.n = 0;
 }
@@ -160,10 +167,9 @@ static void add_item(batch *b, const cal_rec *rec, int file) {
     }
     item *it = &b->items[b->n++];
     *it = (item){.id = rec->id, .offset = rec->offset, .file = file, .chat = (rec->flags & CAL_TEXT_CHAT) != 0,
-                 .label_off = b->bytes.n,
-                 .text_off = b->bytes.n + rec->label_len + 1, .text_len = rec->payload_len};
+                 .label_off = b->bytes.n, .label_len = rec->label_len,
+                 .text_off = b->bytes.n + rec->label_len, .text_len = rec->payload_len};
     cal_buf_add(&b->bytes, rec->label, rec->label_len);
-    cal_buf_addc(&b->bytes, 0); /* labels hold no control characters */
     cal_buf_add(&b->bytes, rec->payload, rec->payload_len);
 }
 
@@ -264,6 +270,7 @@ int main(int argc, char **argv) {
         free(r.batches[i].items);
         cal_buf_free(&r.batches[i].bytes);
         cal_ids_free(&r.batches[i].ids);
+        cal_buf_free(&r.batches[i].out);
         cal_meta_free(&r.batches[i].meta);
     }
     free(r.batches);

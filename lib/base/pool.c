@@ -19,8 +19,10 @@ struct cal_pool {
     void *ctx;
     slot *ring;
     size_t depth;
-    /* submitted and started change under mu; taken only on the caller's thread */
+    /* submitted, started and waiting change under mu; taken only on the
+     * caller's thread. Jobs are numbered from 0 in submission order. */
     uint64_t submitted, started, taken;
+    uint64_t waiting;   /* the job the caller sleeps on, or NONE */
     unsigned nworkers;
     int stop;
     pthread_t *th;
@@ -28,6 +30,8 @@ struct cal_pool {
     pthread_cond_t work, done;
     cal_pool *next_live; /* the list quiesce() walks */
 };
+
+#define NONE UINT64_MAX
 
 static _Thread_local int in_worker;
 
@@ -38,13 +42,14 @@ static void *worker(void *arg) {
     for (;;) {
         while (!p->stop && p->started == p->submitted) pthread_cond_wait(&p->work, &p->mu);
         if (p->stop) break;
-        slot *s = &p->ring[p->started++ % p->depth];
+        uint64_t k = p->started++;
+        slot *s = &p->ring[k % p->depth];
         pthread_mutex_unlock(&p->mu);
         s->err[0] = 0;
         s->rc = p->fn(p->ctx, s->job, s->err, sizeof s->err);
         pthread_mutex_lock(&p->mu);
         s->done = 1;
-        pthread_cond_broadcast(&p->done);
+        if (p->waiting == k) pthread_cond_signal(&p->done); /* only the caller waits on done */
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -78,6 +83,7 @@ cal_pool *cal_pool_new(unsigned workers, size_t depth, cal_pool_fn fn, void *ctx
     p->fn = fn;
     p->ctx = ctx;
     p->depth = depth ? depth : 1;
+    p->waiting = NONE;
     p->ring = cal_xcalloc(p->depth, sizeof *p->ring);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->work, NULL);
@@ -115,13 +121,29 @@ void cal_pool_submit(cal_pool *p, void *job) {
     pthread_mutex_unlock(&p->mu);
 }
 
+/* Sleeps until job k has finished (under mu): woken by that job only. */
+static void wait_job(cal_pool *p, uint64_t k) {
+    slot *s = &p->ring[k % p->depth];
+    p->waiting = k;
+    while (!s->done) pthread_cond_wait(&p->done, &p->mu);
+    p->waiting = NONE;
+}
+
 void *cal_pool_take(cal_pool *p, const char **err) {
     *err = NULL;
     if (p->taken == p->submitted) return NULL;
     slot *s = &p->ring[p->taken % p->depth];
     if (p->th) {
         pthread_mutex_lock(&p->mu);
-        while (!s->done) pthread_cond_wait(&p->done, &p->mu);
+        if (!s->done) {
+            /* Asleep anyway, the caller sleeps until half the jobs in flight
+             * are done, and takes them without sleeping again: woken once a
+             * half, not once a job, it takes a worker's core (when there are
+             * as many workers as cores) that much less often. The other half
+             * keeps the workers busy meanwhile. */
+            wait_job(p, p->taken + (cal_pool_pending(p) + 1) / 2 - 1);
+            wait_job(p, p->taken);
+        }
         pthread_mutex_unlock(&p->mu);
     }
     p->taken++;

@@ -205,6 +205,16 @@ void cal_write_rec(cal_writer *w, int kind, const char *label, size_t label_len,
 /* The same with record flags (kept for TEXT: CAL_TEXT_CHAT; 0 for other kinds). */
 void cal_write_rec_flags(cal_writer *w, int kind, unsigned flags, const char *label, size_t label_len, uint64_t id,
                          const void *payload, size_t payload_len);
+/* Records encoded away from the writer (on worker threads), written later in
+ * one piece: cal_encode_tokens appends to out the TOKENS record that
+ * cal_write_tokens(w, label, id, ids, n) writes, byte for byte (label of
+ * llen bytes, not NUL-terminated); 0, or -1 with err when the label is not
+ * a valid label or there are too many ids. It touches no writer. */
+int cal_encode_tokens(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids, size_t n,
+                      char *err, size_t errlen);
+/* Writes recs[0..n): nrecs whole records made by cal_encode_tokens, after a
+ * header when one is due, as if each had been written by its own call. */
+void cal_write_encoded(cal_writer *w, const void *recs, size_t n, uint64_t nrecs);
 /* Pass a record through unchanged (copies its raw bytes; fast path). */
 void cal_write_raw(cal_writer *w, const cal_rec *rec);
 void cal_writer_flush(cal_writer *w);

@@ -121,6 +121,31 @@ static void maybe_header(cal_writer *w) {
     w->header_out = 1;
 }
 
+/* A record's fixed 16-byte head. */
+static void rec_head(uint8_t head[CAL_REC_HEAD], int kind, unsigned flags, size_t llen, size_t plen, uint64_t id) {
+    head[0] = (uint8_t)kind;
+    head[1] = (uint8_t)flags;
+    head[2] = (uint8_t)llen;
+    head[3] = (uint8_t)(llen >> 8);
+    cal_st32(head + 4, (uint32_t)plen);
+    cal_st64(head + 8, id);
+}
+
+/* Assembles a whole record of plen payload bytes at o (room for
+ * CAL_REC_HEAD + llen + plen + 8 bytes) and hashes it in one pass; returns
+ * its size. */
+static size_t rec_assemble(uint8_t *o, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
+                           const part *pp, int np, size_t plen) {
+    size_t total = CAL_REC_HEAD + llen + plen + 8;
+    uint8_t *q = o + CAL_REC_HEAD + llen;
+    rec_head(o, kind, flags, llen, plen, id);
+    if (llen) memcpy(o + CAL_REC_HEAD, label, llen);
+    for (int k = 0; k < np; k++)
+        if (pp[k].n) memcpy(q, pp[k].p, pp[k].n), q += pp[k].n;
+    cal_st64(o + total - 8, cal_hash(o, total - 8));
+    return total;
+}
+
 static void write_parts(cal_writer *w, int kind, unsigned flags, const char *label, size_t llen, uint64_t id,
                         const part *pp, int np) {
     char err[400];
@@ -134,28 +159,16 @@ static void write_parts(cal_writer *w, int kind, unsigned flags, const char *lab
         maybe_header(w);
         w->seg_records++;
     }
-    uint8_t head[CAL_REC_HEAD];
-    head[0] = (uint8_t)kind;
-    head[1] = (uint8_t)flags;
-    head[2] = (uint8_t)llen;
-    head[3] = (uint8_t)(llen >> 8);
-    cal_st32(head + 4, (uint32_t)plen);
-    cal_st64(head + 8, id);
     size_t total = CAL_REC_HEAD + llen + plen + 8;
-    uint8_t sum[8];
-    if (total <= WRITE_BUF) {
-        /* Common case: assemble in the buffer and hash it in one pass. */
+    if (total <= WRITE_BUF) { /* the common case: assembled in the buffer */
         if (w->n + total > WRITE_BUF) flush(w);
-        uint8_t *o = w->buf + w->n, *q = o + CAL_REC_HEAD + llen;
-        memcpy(o, head, CAL_REC_HEAD);
-        if (llen) memcpy(o + CAL_REC_HEAD, label, llen);
-        for (int k = 0; k < np; k++)
-            if (pp[k].n) memcpy(q, pp[k].p, pp[k].n), q += pp[k].n;
-        cal_st64(o + total - 8, cal_hash(o, total - 8));
+        rec_assemble(w->buf + w->n, kind, flags, label, llen, id, pp, np, plen);
         w->n += total;
         w->off += total;
         return;
     }
+    uint8_t head[CAL_REC_HEAD], sum[8];
+    rec_head(head, kind, flags, llen, plen, id);
     XXH3_state_t st;
     XXH3_64bits_reset(&st);
     XXH3_64bits_update(&st, head, CAL_REC_HEAD);
@@ -209,6 +222,35 @@ void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint3
                    CAL_MAX_PAYLOAD / 4);
     write_rec2(w, CAL_TOKENS, 0, label, strlen(label), id, le_ids(ids, n, &tmp), 4 * n, NULL, 0);
     cal_buf_free(&tmp);
+}
+
+int cal_encode_tokens(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids, size_t n,
+                      char *err, size_t errlen) {
+    if (cal_label_check(label, llen, err, errlen)) return -1;
+    if (n > CAL_MAX_PAYLOAD / 4) {
+        snprintf(err, errlen, "TOKENS record %016llx of %zu ids exceeds the limit of %u", (unsigned long long)id, n,
+                 CAL_MAX_PAYLOAD / 4);
+        return -1;
+    }
+    cal_buf tmp = {0};
+    part pp = {le_ids(ids, n, &tmp), 4 * n};
+    cal_buf_reserve(out, out->n + CAL_REC_HEAD + llen + pp.n + 8);
+    out->n += rec_assemble((uint8_t *)out->p + out->n, CAL_TOKENS, 0, label, llen, id, &pp, 1, pp.n);
+    cal_buf_free(&tmp);
+    return 0;
+}
+
+void cal_write_encoded(cal_writer *w, const void *recs, size_t n, uint64_t nrecs) {
+    if (!nrecs) return;
+    maybe_header(w);
+    w->seg_records += nrecs;
+    if (n < WRITE_BUF / 8) {
+        put(w, recs, n);
+        return;
+    }
+    if (w->n) flush(w); /* a batch's worth goes out as it is, not copied */
+    w->off += n;
+    cal__write_all(w->fd, recs, n, w->name);
 }
 
 void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,

@@ -189,6 +189,60 @@ static void test_layout(void) {
     free(got);
 }
 
+/* Records encoded apart (cal_encode_tokens, as the workers of cal-encode do)
+ * and written in pieces (cal_write_encoded) give the bytes that
+ * cal_write_tokens gives record by record: the header, a new header when the
+ * metadata changes between pieces, the END counts; pieces of any size (those
+ * over 128 KB skip the writer's buffer). */
+static void test_encoded(void) {
+    enum { NREC = 300 };
+    static uint32_t ids[40000];
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) ids[i] = (uint32_t)(i * 2654435761u);
+    const char *labels[] = {"wiki", "", "caf\xc3\xa9"};
+    size_t len[NREC];
+    for (size_t r = 0; r < NREC; r++) len[r] = r == 7 ? 40000 : r == 8 ? 0 : (r * 97) % 700; /* one of 160 KB */
+    cal_writer *w = cal_writer_open(path_of("tokens.cal"));
+    for (size_t r = 0; r < NREC; r++) {
+        if (r == 0 || r == 150) cal_meta_set(cal_writer_meta(w), "part", r ? "2" : "1");
+        cal_write_tokens(w, labels[r % 3], 1000 + r, ids + r, len[r]);
+    }
+    cal_writer_close(w);
+
+    w = cal_writer_open(path_of("encoded.cal"));
+    cal_buf out = {0};
+    char err[512];
+    int ok = 1;
+    size_t pieces[] = {0, 5, 8, 9, 100, 150, 151, 299, NREC}; /* piece k: records [pieces[k], pieces[k+1]) */
+    for (size_t k = 0; k + 1 < sizeof pieces / sizeof *pieces; k++) {
+        out.n = 0;
+        for (size_t r = pieces[k]; r < pieces[k + 1]; r++)
+            ok &= !cal_encode_tokens(&out, labels[r % 3], strlen(labels[r % 3]), 1000 + r, ids + r, len[r], err,
+                                     sizeof err);
+        cal_meta_set(cal_writer_meta(w), "part", pieces[k] < 150 ? "1" : "2");
+        cal_write_encoded(w, out.p, out.n, pieces[k + 1] - pieces[k]);
+    }
+    cal_writer_close(w);
+    CHECK(ok, "cal_encode_tokens encodes every record");
+    size_t na, nb;
+    uint8_t *a = slurp(path_of("tokens.cal"), &na), *b = slurp(path_of("encoded.cal"), &nb);
+    CHECK(a && b && na == nb && !memcmp(a, b, na), "records encoded apart and written in pieces = written one by one "
+          "(%zu and %zu bytes)", na, nb);
+    free(a);
+    free(b);
+    /* the reader checks the END counts and the checksums */
+    cal_reader *r = cal_reader_open(path_of("encoded.cal"));
+    cal_rec rec;
+    size_t n = 0;
+    while (cal_read(r, &rec)) n += rec.kind == CAL_TOKENS && rec.payload_len == 4 * len[n] && rec.id == 1000 + n;
+    CHECK(n == NREC && cal_reader_headers(r) == 2, "read back: %zu records, %u headers", n, cal_reader_headers(r));
+    cal_reader_close(r);
+
+    out.n = 0;
+    CHECK(cal_encode_tokens(&out, "a\nb", 3, 1, ids, 1, err, sizeof err) == -1 && out.n == 0 &&
+              strstr(err, "control character"), "a label with a control character is refused: %s", err);
+    cal_buf_free(&out);
+}
+
 /* Record flags: bit 0 (CAL_TEXT_CHAT) is valid on TEXT only, kept on write
  * and read; any other bit, or bit 0 on another kind, is an error. */
 static void test_record_flags(void) {
@@ -411,11 +465,12 @@ int main(void) {
     if (!mkdtemp(tmpdir)) return 2;
     test_layout();
     test_record_flags();
+    test_encoded();
     test_files_and_memory();
     test_meta_rules();
     test_stage_line();
     test_rng();
-    const char *names[] = {"layout.cal", "all.cal", "copy.cal", "empty.cal", "b.cal", "c.cal", "flags.cal"};
+    const char *names[] = {"layout.cal", "all.cal", "copy.cal", "empty.cal", "b.cal", "c.cal", "flags.cal", "tokens.cal", "encoded.cal"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(path_of(names[i]));
     rmdir(tmpdir);
     TEST_END();

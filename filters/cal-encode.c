@@ -141,13 +141,18 @@ static void write_batch(run *r, batch *b, const char *err) {
     b->bytes.n = 0;
 }
 
+/* Takes the oldest batch and writes it, encoding queued ones meanwhile. */
+static int write_oldest(run *r) {
+    const char *err;
+    while (cal_pool_help(r->pool)) {}
+    batch *b = cal_pool_take(r->pool, &err);
+    if (b) write_batch(r, b, err);
+    return b != NULL;
+}
+
 /* The batch to fill next: the oldest in flight, once written, when all are. */
 static batch *next_batch(run *r) {
-    if (cal_pool_pending(r->pool) == r->depth) {
-        const char *err;
-        batch *b = cal_pool_take(r->pool, &err);
-        write_batch(r, b, err);
-    }
+    if (cal_pool_pending(r->pool) == r->depth) write_oldest(r);
     batch *b = &r->batches[r->submitted % r->depth];
     cal_meta_copy(&b->meta, &r->out_meta);
     return b;
@@ -202,8 +207,7 @@ static void encode_all(run *r, int nfiles) {
         cal_reader_close(rd);
     }
     submit(r, &cur);
-    const char *err;
-    for (batch *b; (b = cal_pool_take(r->pool, &err));) write_batch(r, b, err);
+    while (write_oldest(r)) {}
     if (!r->docs) cal_meta_copy(cal_writer_meta(r->w), &r->out_meta);
 }
 
@@ -246,15 +250,20 @@ int main(int argc, char **argv) {
     static char *stdin_only[] = {"-", NULL};
     run r = {.files = a.noperands ? a.operands : stdin_only, .tok = tok, .flags = flags};
     r.stage_argv = cal_args_stage(&a, &r.stage_argc);
-    /* -j 1 encodes on the main thread; N workers get 7 N batches queued
-     * beyond the N they run: the writer waits for the oldest batch, and
-     * batches differ (a page of Chinese costs more than one of English), so
-     * a short queue ran dry behind a slow batch and left workers idle. */
+    /* -j 1 encodes on the main thread; -j N on N - 1 workers and the main
+     * thread, which encodes queued batches while the oldest is not done:
+     * N threads on N cores, where N workers and a reader/writer beside them
+     * took turns on a core (on 2 cores a worker gave up a tenth of its
+     * time, and its caches, to the main thread). The workers get 7 N
+     * batches queued beyond the N they run: the writer waits for the oldest
+     * batch, and batches differ (a page of Chinese costs more than one of
+     * English), so a short queue ran dry behind a slow batch and left
+     * workers idle. */
     r.depth = threads > 1 ? 8 * (size_t)threads : 1;
     r.batches = cal_xcalloc(r.depth, sizeof *r.batches);
     r.w = cal_writer_open(out);
     cal_progress_init(&r.prog, progress);
-    r.pool = cal_pool_new(threads > 1 ? threads : 0, r.depth, encode_batch, &r);
+    r.pool = cal_pool_new(threads - 1, r.depth, encode_batch, &r);
     double t1 = cal_now();
     encode_all(&r, a.noperands ? a.noperands : 1);
     cal_pool_free(r.pool);

@@ -35,6 +35,18 @@ struct cal_pool {
 
 static _Thread_local int in_worker;
 
+/* Starts the next job, runs it and marks it done; called and returns under mu. */
+static void run_next(cal_pool *p) {
+    uint64_t k = p->started++;
+    slot *s = &p->ring[k % p->depth];
+    pthread_mutex_unlock(&p->mu);
+    s->err[0] = 0;
+    s->rc = p->fn(p->ctx, s->job, s->err, sizeof s->err);
+    pthread_mutex_lock(&p->mu);
+    s->done = 1;
+    if (p->waiting == k) pthread_cond_signal(&p->done); /* only the caller waits on done */
+}
+
 static void *worker(void *arg) {
     cal_pool *p = arg;
     in_worker = 1;
@@ -42,14 +54,7 @@ static void *worker(void *arg) {
     for (;;) {
         while (!p->stop && p->started == p->submitted) pthread_cond_wait(&p->work, &p->mu);
         if (p->stop) break;
-        uint64_t k = p->started++;
-        slot *s = &p->ring[k % p->depth];
-        pthread_mutex_unlock(&p->mu);
-        s->err[0] = 0;
-        s->rc = p->fn(p->ctx, s->job, s->err, sizeof s->err);
-        pthread_mutex_lock(&p->mu);
-        s->done = 1;
-        if (p->waiting == k) pthread_cond_signal(&p->done); /* only the caller waits on done */
+        run_next(p);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -127,6 +132,15 @@ static void wait_job(cal_pool *p, uint64_t k) {
     p->waiting = k;
     while (!s->done) pthread_cond_wait(&p->done, &p->mu);
     p->waiting = NONE;
+}
+
+int cal_pool_help(cal_pool *p) {
+    if (!p->th || p->taken == p->submitted) return 0;
+    pthread_mutex_lock(&p->mu);
+    int ran = !p->ring[p->taken % p->depth].done && p->started < p->submitted && !p->stop;
+    if (ran) run_next(p);
+    pthread_mutex_unlock(&p->mu);
+    return ran;
 }
 
 void *cal_pool_take(cal_pool *p, const char **err) {

@@ -3,19 +3,25 @@
  *
  * The caller's thread does the ordered work at both ends: it submits jobs as
  * it reads its input and takes them back finished, oldest first, as it
- * writes its output; only the job function runs on the workers. Up to
- * `depth` jobs are in flight, so while the caller waits for the oldest one
- * the workers go on with the younger ones, and neither the reading, the
- * writing nor the ordering holds a worker up. A job's result lives in the
- * job. A job that fails returns nonzero with a message, which the caller
- * gets back with the job on its own thread: a worker never exits the program.
+ * writes its output; the job function runs on the workers, and on the caller
+ * when it lends its thread (cal_pool_help) instead of waiting. Up to `depth`
+ * jobs are in flight, so while the caller waits for the oldest one the
+ * workers go on with the younger ones, and neither the reading, the writing
+ * nor the ordering holds a worker up. A caller asleep on the oldest job is
+ * woken when half the jobs in flight are done, not once a job. A job's
+ * result lives in the job. A job that fails returns nonzero with a message,
+ * which the caller gets back with the job on its own thread: a worker never
+ * exits the program.
  *
- *     cal_pool *p = cal_pool_new(threads, depth, encode, ctx);
+ *     cal_pool *p = cal_pool_new(threads - 1, depth, encode, ctx);
  *     for (each input) {
- *         if (cal_pool_pending(p) == depth) consume(cal_pool_take(p, &err), err);
+ *         if (cal_pool_pending(p) == depth) {
+ *             while (cal_pool_help(p)) {}
+ *             consume(cal_pool_take(p, &err), err);
+ *         }
  *         fill(job); cal_pool_submit(p, job);
  *     }
- *     while ((job = cal_pool_take(p, &err))) consume(job, err);
+ *     for (;;) { while (cal_pool_help(p)) {}  if (!(job = cal_pool_take(p, &err))) break;  consume(job, err); }
  *     cal_pool_free(p);
  *
  * Since every job is the same function of its own input and comes back in
@@ -42,6 +48,13 @@ cal_pool *cal_pool_new(unsigned workers, size_t depth, cal_pool_fn fn, void *ctx
 size_t cal_pool_pending(const cal_pool *p);
 /* Queues job (the pool holds it until cal_pool_take hands it back). */
 void cal_pool_submit(cal_pool *p, void *job);
+/* While the oldest job not yet taken is unfinished, the caller may lend its
+ * thread: runs the next job no worker has started, then returns 1; returns
+ * 0 at once when the oldest job is finished, no job is left unstarted, or
+ * there are no workers. With N - 1 workers and a caller that reads and
+ * writes between helping (`while (cal_pool_help(p)) {}` before each take),
+ * N threads keep N cores busy and none shares its core with another. */
+int cal_pool_help(cal_pool *p);
 /* The oldest job not yet taken, once its function has returned; NULL when
  * none is pending. *err is NULL when the job succeeded, else its message
  * (valid until the next cal_pool_submit or cal_pool_free). */

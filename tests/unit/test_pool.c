@@ -62,23 +62,29 @@ static int run_job(void *ctx, void *arg, char *err, size_t errsz) {
 enum { NJOBS = 300 };
 
 /* Runs NJOBS jobs through a pool, reusing `depth` job objects as a caller
- * would; fills out[] in the order the jobs come back. Returns how many came
- * back out of completion order, or -1 when the order or a field is wrong. */
-static int run_all(unsigned workers, size_t depth, uint64_t *out, int *on_worker) {
+ * would; fills out[] in the order the jobs come back. With help, the caller
+ * runs queued jobs itself before each take (cal_pool_help); *on_caller: how
+ * many jobs ran on the caller's thread. Returns how many came back out of
+ * completion order, or -1 when the order or a field is wrong. */
+static int run_all_helping(unsigned workers, size_t depth, int help, uint64_t *out, int *on_worker, int *on_caller) {
     job *jobs = calloc(depth, sizeof *jobs);
     cal_pool *p = cal_pool_new(workers, depth, run_job, NULL);
     uint64_t next_out = 0, last_finished = 0;
-    int reordered = 0, bad = 0;
-    *on_worker = 0;
+    int reordered = 0, bad = 0, helped = 0;
+    *on_worker = *on_caller = 0;
     for (uint64_t i = 0; i <= NJOBS; i++) {
         const char *err;
         if (cal_pool_pending(p) == depth || i == NJOBS) {
-            for (job *j; (j = cal_pool_take(p, &err));) {
+            for (;;) {
+                while (help && cal_pool_help(p)) helped++;
+                job *j = cal_pool_take(p, &err);
+                if (!j) break;
                 if (j->idx != next_out || err) bad = 1;
                 if (next_out && j->finished < last_finished) reordered++;
                 last_finished = j->finished;
                 out[next_out++] = j->out;
                 *on_worker |= j->on_worker;
+                *on_caller += !j->on_worker;
                 if (i < NJOBS) break;
             }
         }
@@ -90,7 +96,13 @@ static int run_all(unsigned workers, size_t depth, uint64_t *out, int *on_worker
     }
     cal_pool_free(p);
     free(jobs);
+    if (workers && helped != *on_caller) bad = 1; /* each help ran one job, here */
     return bad || next_out != NJOBS ? -1 : reordered;
+}
+
+static int run_all(unsigned workers, size_t depth, uint64_t *out, int *on_worker) {
+    int on_caller;
+    return run_all_helping(workers, depth, 0, out, on_worker, &on_caller);
 }
 
 /* In a child: run jobs, die with the first failure's message as a program
@@ -153,6 +165,21 @@ int main(void) {
         }
         CHECK(ok, "%u workers, depth 1, 2, %u: submission order, results = inline", w, 2 * w + 2);
         if (w >= 2) CHECK(reordered > 0, "%u workers: jobs did finish out of order (%d times)", w, reordered);
+    }
+
+    /* A caller that helps: jobs run on it and on the workers, come back in
+     * order with the same results; without workers it has nothing to help. */
+    for (unsigned w = 0; w <= 3; w++) {
+        int on_caller, ok = 1, helped = 0;
+        size_t depths[] = {1, 2, 8 * (size_t)w + 1};
+        for (size_t d = 0; d < 3; d++) {
+            memset(got, 0, sizeof got);
+            ok &= run_all_helping(w, depths[d], 1, got, &on_worker, &on_caller) >= 0 && on_worker == (w > 0) &&
+                  !memcmp(got, want, sizeof got);
+            helped += w ? on_caller : 0;
+        }
+        CHECK(ok && (w ? helped > 0 : 1), "%u workers and a helping caller: submission order, results = inline, "
+              "%d jobs run by the caller", w, helped);
     }
 
     /* A failing job: the jobs before it come back intact, then its message. */

@@ -196,7 +196,7 @@ static void test_layout(void) {
  * over 128 KB skip the writer's buffer). */
 static void test_encoded(void) {
     enum { NREC = 300 };
-    static uint32_t ids[40000];
+    static uint32_t ids[40000 + NREC]; /* record r: ids + r, len[r] of them */
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) ids[i] = (uint32_t)(i * 2654435761u);
     const char *labels[] = {"wiki", "", "caf\xc3\xa9"};
     size_t len[NREC];

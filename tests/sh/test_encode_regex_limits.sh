@@ -39,3 +39,29 @@ printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac\n' | $PY examples/calstream.py
 expect_fail "a pattern past PCRE2's match limit: one line naming the record, the tokenizer file and the pattern" 1 \
   "^cal-encode: $T/bad.cal: byte [0-9]+: $T/hopeless.json: pre_tokenizer.pattern '\(a\+\)\+\\$': .*match limit" \
   cal-encode -t "$T/hopeless.json" "$T/bad.cal"
+# A record that fails amid many, at -j 1, 2 and 3: the same one-line error
+# naming it, and the same bytes written before it (whole buffers of the
+# records before it, 3 MB of ids; the main thread encodes batches too at
+# -j 2 and 3).
+$PY - "$T/many.cal" <<'PYEOF'
+import sys
+sys.path.insert(0, "examples")
+import calstream
+docs = [(b"d", b"b" * (1 + i % 500)) for i in range(5000)]
+docs[4000] = (b"d", b"a" * 40 + b"c")
+calstream.write_text(sys.argv[1], docs)
+PYEOF
+off=$($PY -c "
+import sys; sys.path.insert(0, 'examples'); import calstream
+print(calstream.read_records(sys.argv[1])[1][4000][4])" "$T/many.cal")
+for j in 1 2 3; do
+  cal-encode -t "$T/hopeless.json" -j $j "$T/many.cal" >"$T/part$j.cal" 2>"$T/err$j"
+  echo "rc=$?" >>"$T/err$j"
+done
+eq "-j 1: the failing record is named by its offset, exit 1, after 3 MB" \
+  "$(sed -n 's/^cal-encode: [^:]*: byte \([0-9]*\): .*match limit.*/\1/p' "$T/err1") $(tail -1 "$T/err1") $(($(wc -c <"$T/part1.cal") >> 20))" \
+  "$off rc=1 3"
+for j in 2 3; do
+  same "-j $j: the same error as -j 1" "$T/err1" "$T/err$j"
+  same "-j $j: the same bytes written before it as -j 1" "$T/part1.cal" "$T/part$j.cal"
+done

@@ -271,12 +271,9 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
 double *cal_psyrk_block(cal_psyrk *p) {
     size_t slot = (size_t)(p->submitted % p->nbuf), size = p->block * p->ld * sizeof(double);
     /* Allocated when first filled, so that short inputs touch less fresh
-     * memory; the producer writes it first, with 2 MiB pages where they
-     * are worth it (base/oshint.h). */
-    if (!p->buf[slot]) {
-        p->buf[slot] = cal_xmalloc(size);
-        cal_hugepages(p->buf[slot], size);
-    }
+     * memory; the producer writes it first, on 2 MiB pages where the
+     * system gives them (base/oshint.h). */
+    if (!p->buf[slot]) p->buf[slot] = cal_huge_zalloc(size);
     return p->buf[slot];
 }
 
@@ -288,8 +285,7 @@ void cal_psyrk_submit(cal_psyrk *p, size_t rows) {
     if (lane && !p->lane[lane]) {
         /* Fresh zero pages; only the tiles (half of them) are ever
          * touched. */
-        p->lane[lane] = cal_xcalloc(1, size);
-        cal_hugepages(p->lane[lane], size);
+        p->lane[lane] = cal_huge_zalloc(size);
     }
     pthread_mutex_lock(&p->mu);
     size_t slot = (size_t)(p->submitted % p->nbuf);
@@ -346,8 +342,8 @@ void cal_psyrk_free(cal_psyrk *p) {
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
-    for (size_t i = 0; i < p->nbuf; i++) free(p->buf[i]);
-    for (size_t k = 1; k < p->lanes; k++) free(p->lane[k]);
+    for (size_t i = 0; i < p->nbuf; i++) cal_huge_free(p->buf[i], p->block * p->ld * sizeof(double));
+    for (size_t k = 1; k < p->lanes; k++) cal_huge_free(p->lane[k], p->d * p->ld * sizeof(double));
     free(p->lane);
     free(p->dirty);
     free(p->stale);

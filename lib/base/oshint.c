@@ -1,5 +1,6 @@
-/* oshint.c - see oshint.h. F_SETPIPE_SZ and MADV_HUGEPAGE are Linux's
- * (_GNU_SOURCE); both calls only hint, so their failures are ignored. */
+/* oshint.c - see oshint.h. F_SETPIPE_SZ, MADV_HUGEPAGE and sync_file_range
+ * are Linux's (_GNU_SOURCE); those calls only hint, so their failures are
+ * ignored. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
@@ -33,6 +34,14 @@ void cal_hugepages(void *p, size_t n) {
     if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE);
 #else
     (void)p, (void)n;
+#endif
+}
+
+void cal_writeback(int fd) {
+#ifdef SYNC_FILE_RANGE_WRITE
+    sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
 #endif
 }
 

@@ -23,6 +23,11 @@ void cal_pipe_grow(int fd);
  * least 4 MiB; smaller buffers are left alone). */
 void cal_hugepages(void *p, size_t n);
 
+/* Starts writing a file's dirty pages to disk now, without waiting
+ * (sync_file_range), so that the fsync that commits an atomic output waits
+ * only for the last of them. */
+void cal_writeback(int fd);
+
 /* n bytes of zeros (n > 0), 2 MiB-aligned and as long as whole 2 MiB pages,
  * with huge pages asked for: a buffer that cal_hugepages advises only
  * inside its 2 MiB-aligned part still faults its head and tail in 4 KiB

@@ -21,13 +21,13 @@
 #define MAX_TEMPS 32
 static char *temps[MAX_TEMPS];
 
-static void remove_temps(void) {
+void cal__remove_temps(void) {
     for (int i = 0; i < MAX_TEMPS; i++)
         if (temps[i]) unlink(temps[i]);
 }
 
 static void on_signal(int sig) {
-    remove_temps(); /* unlink is async-signal-safe */
+    cal__remove_temps(); /* unlink is async-signal-safe */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -36,7 +36,7 @@ void cal__temp_register(const char *path) {
     static int installed;
     if (!installed) {
         installed = 1;
-        cal_atexit_cleanup(remove_temps);
+        cal_atexit_cleanup(cal__remove_temps);
         int sigs[] = {SIGINT, SIGTERM, SIGHUP};
         for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
             struct sigaction sa, old;
@@ -72,7 +72,7 @@ void cal__write_all(int fd, const void *p, size_t n, const char *name) {
         if (k < 0) {
             if (errno == EINTR) continue;
             if (errno == EPIPE) {
-                remove_temps();
+                cal__remove_temps();
                 _exit(0); /* downstream closed (| head): quiet success */
             }
             cal_die("%s: write error: %s", name, strerror(errno));

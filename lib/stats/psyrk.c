@@ -27,17 +27,19 @@ typedef cal_psyrk_tile tile;
 struct cal_psyrk {
     size_t d, block, ld;   /* ld: row stride of the blocks and of C */
     double *C;
-    size_t lanes;          /* block g adds into lane g % lanes; lane 0 is C */
+    size_t lanes;          /* lane 0 is C (cal_psyrk_lane_of says which block goes where) */
     double **lane;         /* lane k > 0: allocated when its first block comes */
     unsigned char *dirty;  /* per lane and tile: holds products not yet in C */
     unsigned char *stale;  /* per lane: folded into C, not zero any more */
     uint64_t *seq;         /* per lane: blocks handed to it so far */
     size_t nbuf;
-    double **buf;          /* nbuf blocks, allocated when first needed */
-    size_t *rows;          /* rows of the block in each buffer */
-    size_t *slot_lane;     /* the lane of the block in each buffer */
-    uint64_t *slot_seq;    /* and its place in that lane's chains */
-    size_t *left;          /* tiles of each buffer's block not yet added */
+    struct slot {          /* nbuf buffers, for the blocks in flight */
+        double *buf;       /* allocated when first needed */
+        size_t rows;       /* rows of the block in it */
+        size_t left;       /* its tiles not yet added */
+        size_t lane;       /* the block's lane */
+        uint64_t seq;      /* and its place in that lane's chains */
+    } *slot;
     unsigned char *taken;  /* per buffer and tile: the task has a worker */
     tile *tiles;
     size_t ntiles;
@@ -148,7 +150,7 @@ static uint64_t ready_task(const cal_psyrk *p) {
     for (uint64_t k = p->next; k < end; k++) {
         uint64_t gen = k / p->ntiles;
         size_t t = (size_t)(k % p->ntiles), slot = (size_t)(gen % p->nbuf);
-        if (!p->taken[slot * p->ntiles + t] && p->added[p->slot_lane[slot] * p->ntiles + t] == p->slot_seq[slot])
+        if (!p->taken[slot * p->ntiles + t] && p->added[p->slot[slot].lane * p->ntiles + t] == p->slot[slot].seq)
             return k;
     }
     return end;
@@ -177,7 +179,7 @@ static void *worker(void *arg) {
         }
         if (task == p->submitted * p->ntiles) break;
         uint64_t gen = task / p->ntiles;
-        size_t t = (size_t)(task % p->ntiles), slot = (size_t)(gen % p->nbuf), lane = p->slot_lane[slot];
+        size_t t = (size_t)(task % p->ntiles), slot = (size_t)(gen % p->nbuf), lane = p->slot[slot].lane;
         size_t lt = lane * p->ntiles + t;
         /* a lane starts from calloc's zeros; once folded, from beta = 0 */
         double beta = lane == 0 || p->dirty[lt] || !p->stale[lane] ? 1.0 : 0.0;
@@ -187,13 +189,13 @@ static void *worker(void *arg) {
             p->next++;
         p->busy++;
         pthread_mutex_unlock(&p->mu);
-        product(&p->tiles[t], lane ? p->lane[lane] : p->C, p->ld, beta, p->buf[slot], p->rows[slot]);
+        product(&p->tiles[t], lane ? p->lane[lane] : p->C, p->ld, beta, p->slot[slot].buf, p->slot[slot].rows);
         pthread_mutex_lock(&p->mu);
         p->busy--;
         p->dirty[lt] = 1;
         p->added[lt]++;
         p->finished++;
-        if (--p->left[slot] == 0) pthread_cond_broadcast(&p->done); /* the buffer is free */
+        if (--p->slot[slot].left == 0) pthread_cond_broadcast(&p->done); /* the buffer is free */
         if (p->finished == p->submitted * p->ntiles || p->aborting) pthread_cond_broadcast(&p->done);
         pthread_cond_broadcast(&p->work); /* the tile's next block can start */
     }
@@ -244,11 +246,7 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     }
     p->nth = threads;
     p->nbuf = cal_psyrk_nbuf(threads, p->ntiles);
-    p->buf = cal_xcalloc(p->nbuf, sizeof *p->buf);
-    p->rows = cal_xcalloc(p->nbuf, sizeof *p->rows);
-    p->slot_lane = cal_xcalloc(p->nbuf, sizeof *p->slot_lane);
-    p->slot_seq = cal_xcalloc(p->nbuf, sizeof *p->slot_seq);
-    p->left = cal_xcalloc(p->nbuf, sizeof *p->left);
+    p->slot = cal_xcalloc(p->nbuf, sizeof *p->slot);
     cal_hugepages(C, d * p->ld * sizeof(double));
     p->taken = cal_xcalloc(p->nbuf * p->ntiles, 1);
     /* Each worker is one thread of BLAS, while any accumulator lives (many
@@ -273,8 +271,8 @@ double *cal_psyrk_block(cal_psyrk *p) {
     /* Allocated when first filled, so that short inputs touch less fresh
      * memory; the producer writes it first, on 2 MiB pages where the
      * system gives them (base/oshint.h). */
-    if (!p->buf[slot]) p->buf[slot] = cal_huge_zalloc(size);
-    return p->buf[slot];
+    if (!p->slot[slot].buf) p->slot[slot].buf = cal_huge_zalloc(size);
+    return p->slot[slot].buf;
 }
 
 int cal_psyrk_threads(const cal_psyrk *p) { return p->nth; }
@@ -289,15 +287,15 @@ void cal_psyrk_submit(cal_psyrk *p, size_t rows) {
     }
     pthread_mutex_lock(&p->mu);
     size_t slot = (size_t)(p->submitted % p->nbuf);
-    p->rows[slot] = rows;
-    p->slot_lane[slot] = lane;
-    p->slot_seq[slot] = p->seq[lane]++;
-    p->left[slot] = p->ntiles;
+    p->slot[slot].rows = rows;
+    p->slot[slot].lane = lane;
+    p->slot[slot].seq = p->seq[lane]++;
+    p->slot[slot].left = p->ntiles;
     memset(p->taken + slot * p->ntiles, 0, p->ntiles);
     p->submitted++;
     pthread_cond_broadcast(&p->work);
     /* The next buffer is free once every tile of its last block is added. */
-    while (p->left[p->submitted % p->nbuf]) pthread_cond_wait(&p->done, &p->mu);
+    while (p->slot[p->submitted % p->nbuf].left) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -342,17 +340,13 @@ void cal_psyrk_free(cal_psyrk *p) {
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
-    for (size_t i = 0; i < p->nbuf; i++) cal_huge_free(p->buf[i], p->block * p->ld * sizeof(double));
+    for (size_t i = 0; i < p->nbuf; i++) cal_huge_free(p->slot[i].buf, p->block * p->ld * sizeof(double));
     for (size_t k = 1; k < p->lanes; k++) cal_huge_free(p->lane[k], p->d * p->ld * sizeof(double));
     free(p->lane);
     free(p->dirty);
     free(p->stale);
     free(p->seq);
-    free(p->slot_lane);
-    free(p->slot_seq);
-    free(p->buf);
-    free(p->rows);
-    free(p->left);
+    free(p->slot);
     free(p->taken);
     free(p->tiles);
     free(p->added);

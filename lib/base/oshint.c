@@ -5,8 +5,11 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/oshint.h"
@@ -75,5 +78,39 @@ void cal_huge_free(void *p, size_t n) {
 #else
     (void)n;
     free(p);
+#endif
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CAL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CAL_ASAN 1
+#endif
+#endif
+
+void cal_thp_malloc(char **argv) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)) && !defined(CAL_ASAN)
+    static const char knob[] = "glibc.malloc.hugetlb";
+    const char *t = getenv("GLIBC_TUNABLES");
+    if (t && strstr(t, knob)) return; /* ours after the exec, or the user's */
+    char mode[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f) return;
+    int ok = fgets(mode, sizeof mode, f) && strstr(mode, "[madvise]");
+    fclose(f);
+    if (!ok) return;
+    char *old = t ? cal_xstrdup(t) : NULL;
+    size_t n = (t ? strlen(t) + 1 : 0) + sizeof knob + 2;
+    char *v = cal_xmalloc(n);
+    snprintf(v, n, "%s%s%s=1", t ? t : "", t ? ":" : "", knob);
+    if (setenv("GLIBC_TUNABLES", v, 1) == 0) execv("/proc/self/exe", argv);
+    /* no /proc or no exec: go on as we are */
+    if (old) setenv("GLIBC_TUNABLES", old, 1);
+    else unsetenv("GLIBC_TUNABLES");
+    free(old);
+    free(v);
+#else
+    (void)argv;
 #endif
 }

@@ -16,6 +16,7 @@
 #include "base/err.h"
 #include "base/num.h"
 #include "base/opt.h"
+#include "base/oshint.h"
 #include "base/pool.h"
 #include "base/progress.h"
 #include "stream/stream.h"
@@ -235,6 +236,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!tokenizer) cal_usage_error("missing -t TOKENIZER");
+    cal_thp_malloc(argv); /* the tokenizer's tables: half the load time */
     if (!threads) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;

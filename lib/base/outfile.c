@@ -16,17 +16,18 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/oshint.h"
 
 #define MAX_TEMPS 32
 static char *temps[MAX_TEMPS];
 
-static void remove_temps(void) {
+void cal__remove_temps(void) {
     for (int i = 0; i < MAX_TEMPS; i++)
         if (temps[i]) unlink(temps[i]);
 }
 
 static void on_signal(int sig) {
-    remove_temps(); /* unlink is async-signal-safe */
+    cal__remove_temps(); /* unlink is async-signal-safe */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -35,7 +36,7 @@ void cal__temp_register(const char *path) {
     static int installed;
     if (!installed) {
         installed = 1;
-        cal_atexit_cleanup(remove_temps);
+        cal_atexit_cleanup(cal__remove_temps);
         int sigs[] = {SIGINT, SIGTERM, SIGHUP};
         for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
             struct sigaction sa, old;
@@ -71,7 +72,7 @@ void cal__write_all(int fd, const void *p, size_t n, const char *name) {
         if (k < 0) {
             if (errno == EINTR) continue;
             if (errno == EPIPE) {
-                remove_temps();
+                cal__remove_temps();
                 _exit(0); /* downstream closed (| head): quiet success */
             }
             cal_die("%s: write error: %s", name, strerror(errno));
@@ -272,15 +273,21 @@ int cal__open_out(const char *path, char **tmp_out, char **final_out) {
     return fd;
 }
 
-void cal__commit_out(int fd, const char *tmp, const char *final, const char *name) {
-    if (!tmp) {
-        if (close(fd) != 0) cal_die("%s: close: %s", name, strerror(errno));
-        return;
-    }
+static void sync_out(int fd, const char *name) {
     if (fsync(fd) != 0 && errno != EINVAL) cal_die("%s: fsync: %s", name, strerror(errno));
+}
+
+/* Closes, and moves a synced temp file into place. */
+static void close_out(int fd, const char *tmp, const char *final, const char *name) {
     if (close(fd) != 0) cal_die("%s: close: %s", name, strerror(errno));
+    if (!tmp) return;
     if (rename(tmp, final) != 0) cal_die("%s: rename from %s: %s", final, tmp, strerror(errno));
     cal__temp_unregister(tmp);
+}
+
+void cal__commit_out(int fd, const char *tmp, const char *final, const char *name) {
+    if (tmp) sync_out(fd, name);
+    close_out(fd, tmp, final, name);
 }
 
 void cal__ignore_sigpipe(void) {
@@ -303,10 +310,9 @@ void cal_file_write(cal_file *f, const void *p, size_t n) {
     if (f->buf.n + n > f->buf.cap) {
         cal__write_all(f->fd, f->buf.p, f->buf.n, f->path);
         f->buf.n = 0;
-        if (n >= f->buf.cap / 2) {
-            cal__write_all(f->fd, p, n, f->path);
-            return;
-        }
+        if (n >= f->buf.cap / 2) cal__write_all(f->fd, p, n, f->path);
+        if (f->tmp) cal_writeback(f->fd); /* the commit's fsync waits less */
+        if (n >= f->buf.cap / 2) return;
     }
     memcpy(f->buf.p + f->buf.n, p, n);
     f->buf.n += n;
@@ -348,11 +354,10 @@ void cal_file_commit(cal_file *f) {
 void cal_file_commit_all(cal_file **f, size_t n) {
     for (size_t i = 0; i < n; i++) {
         cal__write_all(f[i]->fd, f[i]->buf.p, f[i]->buf.n, f[i]->path);
-        if (f[i]->tmp && fsync(f[i]->fd) != 0 && errno != EINVAL)
-            cal_die("%s: fsync: %s", f[i]->path, strerror(errno));
+        if (f[i]->tmp) sync_out(f[i]->fd, f[i]->path);
     }
     for (size_t i = 0; i < n; i++) {
-        if (f[i]->named) cal__commit_out(f[i]->fd, f[i]->tmp, f[i]->final, f[i]->path); /* synced: only renames remain */
+        if (f[i]->named) close_out(f[i]->fd, f[i]->tmp, f[i]->final, f[i]->path); /* synced: only renames remain */
         file_free(f[i]);
     }
 }

@@ -27,6 +27,9 @@ void cal_file_commit_all(cal_file **f, size_t n);
 /* Remove registered temp files (atomic outputs) on error exits and signals. */
 void cal__temp_register(const char *path);
 void cal__temp_unregister(const char *path);
+/* Removes the registered temp files now; async-signal-safe (for a signal
+ * handler that ends the program with _exit). */
+void cal__remove_temps(void);
 /* write(2) all bytes; EPIPE on a pipe exits quietly with status 0. */
 void cal__write_all(int fd, const void *p, size_t n, const char *name);
 /* Opens PATH for writing: a new or regular file (also through a symlink,

@@ -12,7 +12,10 @@ typedef struct {
 } cal_mapfile;
 
 /* Maps path; 0 with "PATH: why" in err when it cannot be opened, is not a
- * regular file or cannot be mapped. */
+ * regular file or cannot be mapped. If the file is cut short while mapped,
+ * reading a page past its new end ends the program with "PROG: PATH: byte
+ * OFF: the file shrank while it was read ...", the temp outputs removed,
+ * exit 1, instead of a SIGBUS crash. */
 int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen);
 void cal_mapfile_close(cal_mapfile *m);
 

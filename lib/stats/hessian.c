@@ -8,6 +8,7 @@
 #include "base/dtype.h"
 #include "base/err.h"
 #include "base/num.h"
+#include "base/oshint.h"
 #include "base/pool.h"
 #include "stats/psyrk.h"
 #include "stream/stream.h"
@@ -50,7 +51,8 @@ cal_hess_stats *cal_hess_stats_new(size_t d) {
 
 void cal_hess_stats_free(cal_hess_stats *s) {
     if (!s) return;
-    free(s->H);
+    if (s->Hmap) cal_huge_free(s->H, s->Hmap);
+    else free(s->H);
     free(s->sum);
     free(s->sumsq);
     free(s->abssum);
@@ -73,8 +75,11 @@ cal_hess *cal_hess_new(size_t d, size_t block_rows, int threads) {
     }
     h->block = block_rows;
     h->ld = cal_psyrk_ld(d);
-    free(h->s->H); /* padded rows while accumulating; cal_hess_finish packs them */
-    h->s->H = cal_xcalloc(d * h->ld, sizeof(double));
+    /* padded rows while accumulating (cal_hess_finish packs them), on huge
+     * pages from head to tail */
+    free(h->s->H);
+    h->s->Hmap = d * h->ld * sizeof(double);
+    h->s->H = cal_huge_zalloc(h->s->Hmap);
     h->p = cal_psyrk_new(d, block_rows, threads, h->s->H);
     h->cur = cal_psyrk_block(h->p);
     return h;

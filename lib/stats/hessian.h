@@ -22,6 +22,7 @@
 typedef struct {
     size_t d;
     double *H;       /* d*d row-major; full and symmetric after cal_hess_finish */
+    size_t Hmap;     /* bytes of H's own mapping (cal_huge_zalloc), 0: malloc */
     double *sum;     /* sum of x */
     double *sumsq;   /* sum of x^2 (llama.cpp imatrix) */
     double *abssum;  /* sum of |x| */

@@ -18,23 +18,37 @@
 #define TASKS_PER_WORKER 4
 #define NBUF_MIN 3          /* one filling, two for the workers */
 #define NBUF_MAX 16
+#define BUSY_AIM 64         /* workers the lanes are sized to keep busy */
+#define LANES_MAX 4         /* each lane is one more d x d of memory */
+#define LANE_OPEN 16        /* blocks before each further lane opens */
 
 typedef cal_psyrk_tile tile;
 
 struct cal_psyrk {
     size_t d, block, ld;   /* ld: row stride of the blocks and of C */
     double *C;
+    size_t lanes;          /* lane 0 is C (cal_psyrk_lane_of says which block goes where) */
+    double **lane;         /* lane k > 0: allocated when its first block comes */
+    unsigned char *dirty;  /* per lane and tile: holds products not yet in C */
+    unsigned char *stale;  /* per lane: folded into C, not zero any more */
+    uint64_t *seq;         /* per lane: blocks handed to it so far */
     size_t nbuf;
-    double **buf;          /* nbuf blocks, allocated when first needed */
-    size_t *rows;          /* rows of the block in each buffer */
-    size_t *left;          /* tiles of each buffer's block not yet added */
+    struct slot {          /* nbuf buffers, for the blocks in flight */
+        double *buf;       /* allocated when first needed */
+        size_t rows;       /* rows of the block in it */
+        size_t left;       /* its tiles not yet added */
+        size_t lane;       /* the block's lane */
+        uint64_t seq;      /* and its place in that lane's chains */
+    } *slot;
     unsigned char *taken;  /* per buffer and tile: the task has a worker */
     tile *tiles;
     size_t ntiles;
-    uint64_t *added;       /* per tile: blocks added into C so far */
+    uint64_t *added;       /* per lane and tile: blocks added so far */
     /* Task k is tile k % ntiles of block k / ntiles; every task below
      * `next` has a worker. */
     uint64_t submitted, next, finished;
+    size_t fold_next, folded; /* lanes into C, tile by tile (cal_psyrk_wait) */
+    int folding;
     int nth, stop, aborting, busy;
     pthread_t *th;
     pthread_mutex_t mu;
@@ -68,7 +82,9 @@ size_t cal_psyrk_tiling(size_t d, tile **out) {
     return n;
 }
 
-int cal_psyrk_busy_threads(size_t d) {
+/* Workers one lane's chains keep busy: its work over twice the largest
+ * tile. */
+static int chain_busy(size_t d) {
     tile *t;
     size_t n = cal_psyrk_tiling(d, &t);
     double total = 0;
@@ -79,23 +95,52 @@ int cal_psyrk_busy_threads(size_t d) {
     return w < 1 ? 1 : w;
 }
 
+size_t cal_psyrk_lanes(size_t d) {
+    int c = chain_busy(d);
+    size_t l = (size_t)((BUSY_AIM + c - 1) / c);
+    return l > LANES_MAX ? LANES_MAX : l;
+}
+
+int cal_psyrk_busy_threads(size_t d) { return chain_busy(d) * (int)cal_psyrk_lanes(d); }
+
+size_t cal_psyrk_lane_of(uint64_t g, size_t lanes) {
+    uint64_t open = 1 + g / LANE_OPEN;
+    return (size_t)(g % (open < lanes ? open : lanes));
+}
+
 size_t cal_psyrk_nbuf(int threads, size_t ntiles) {
     /* nbuf - 1 blocks in the workers' hands hold at least 4 tasks each. */
     size_t want = ((size_t)TASKS_PER_WORKER * (size_t)threads + ntiles - 1) / ntiles + 1;
     return want < NBUF_MIN ? NBUF_MIN : want > NBUF_MAX ? NBUF_MAX : want;
 }
 
-/* C_t += the block's product on tile t, in place (beta = 1). */
-static void product(const cal_psyrk *p, const tile *t, const double *b, size_t rows) {
-    int ld = (int)p->ld, k = (int)rows, ni = (int)t->ni;
-    /* Column-major, the block is A = d x rows (lda ld) and C_t starts at
-     * C + i0 + j0 ld: C_t += A_i A_j^T. */
-    double *c = p->C + t->i0 + t->j0 * p->ld;
+/* L_t += the block's product on tile t, in place (beta = 1), or L_t = it
+ * (beta = 0) where the lane's tile holds nothing yet. */
+static void product(const tile *t, double *L, size_t ldc, double beta, const double *b, size_t rows) {
+    int ld = (int)ldc, k = (int)rows, ni = (int)t->ni;
+    /* Column-major, the block is A = d x rows (lda ld) and L_t starts at
+     * L + i0 + j0 ld: L_t += A_i A_j^T. */
+    double *c = L + t->i0 + t->j0 * ldc;
     if (is_diag(t))
-        cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, ni, k, 1.0, b + t->i0, ld, 1.0, c, ld);
+        cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, ni, k, 1.0, b + t->i0, ld, beta, c, ld);
     else
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, ni, (int)t->nj, k, 1.0, b + t->i0, ld, b + t->j0,
-                    ld, 1.0, c, ld);
+                    ld, beta, c, ld);
+}
+
+/* C_t += lane 1_t, += lane 2_t, ... in lane order, element by element (the
+ * upper triangle of a diagonal tile: beta = 0 left the rest unwritten). */
+static void fold(const cal_psyrk *p, size_t ti) {
+    const tile *t = &p->tiles[ti];
+    for (size_t j = t->j0; j < t->j0 + t->nj; j++) {
+        size_t n = is_diag(t) ? j - t->i0 + 1 : t->ni;
+        double *restrict c = p->C + t->i0 + j * p->ld;
+        for (size_t k = 1; k < p->lanes; k++) {
+            if (!p->dirty[k * p->ntiles + ti]) continue;
+            const double *restrict l = p->lane[k] + t->i0 + j * p->ld;
+            for (size_t i = 0; i < n; i++) c[i] += l[i];
+        }
+    }
 }
 
 /* The first task in hand-out order that can start now: its tile has every
@@ -105,7 +150,8 @@ static uint64_t ready_task(const cal_psyrk *p) {
     for (uint64_t k = p->next; k < end; k++) {
         uint64_t gen = k / p->ntiles;
         size_t t = (size_t)(k % p->ntiles), slot = (size_t)(gen % p->nbuf);
-        if (!p->taken[slot * p->ntiles + t] && p->added[t] == gen) return k;
+        if (!p->taken[slot * p->ntiles + t] && p->added[p->slot[slot].lane * p->ntiles + t] == p->slot[slot].seq)
+            return k;
     }
     return end;
 }
@@ -115,25 +161,41 @@ static void *worker(void *arg) {
     pthread_mutex_lock(&p->mu);
     for (;;) {
         uint64_t task = 0;
-        while (!p->aborting && (task = ready_task(p)) == p->submitted * p->ntiles) {
+        while (!p->aborting && !(p->folding && p->fold_next < p->ntiles) &&
+               (task = ready_task(p)) == p->submitted * p->ntiles) {
             if (p->stop && p->next == task) break;
             pthread_cond_wait(&p->work, &p->mu);
         }
-        if (p->aborting || task == p->submitted * p->ntiles) break;
+        if (p->aborting) break;
+        if (p->folding && p->fold_next < p->ntiles) {
+            size_t t = p->fold_next++;
+            p->busy++;
+            pthread_mutex_unlock(&p->mu);
+            fold(p, t);
+            pthread_mutex_lock(&p->mu);
+            p->busy--;
+            if (++p->folded == p->ntiles) pthread_cond_broadcast(&p->done);
+            continue;
+        }
+        if (task == p->submitted * p->ntiles) break;
         uint64_t gen = task / p->ntiles;
-        size_t t = (size_t)(task % p->ntiles), slot = (size_t)(gen % p->nbuf);
+        size_t t = (size_t)(task % p->ntiles), slot = (size_t)(gen % p->nbuf), lane = p->slot[slot].lane;
+        size_t lt = lane * p->ntiles + t;
+        /* a lane starts from calloc's zeros; once folded, from beta = 0 */
+        double beta = lane == 0 || p->dirty[lt] || !p->stale[lane] ? 1.0 : 0.0;
         p->taken[slot * p->ntiles + t] = 1;
         while (p->next < p->submitted * p->ntiles &&
                p->taken[(size_t)(p->next / p->ntiles % p->nbuf) * p->ntiles + (size_t)(p->next % p->ntiles)])
             p->next++;
         p->busy++;
         pthread_mutex_unlock(&p->mu);
-        product(p, &p->tiles[t], p->buf[slot], p->rows[slot]);
+        product(&p->tiles[t], lane ? p->lane[lane] : p->C, p->ld, beta, p->slot[slot].buf, p->slot[slot].rows);
         pthread_mutex_lock(&p->mu);
         p->busy--;
-        p->added[t]++;
+        p->dirty[lt] = 1;
+        p->added[lt]++;
         p->finished++;
-        if (--p->left[slot] == 0) pthread_cond_broadcast(&p->done); /* the buffer is free */
+        if (--p->slot[slot].left == 0) pthread_cond_broadcast(&p->done); /* the buffer is free */
         if (p->finished == p->submitted * p->ntiles || p->aborting) pthread_cond_broadcast(&p->done);
         pthread_cond_broadcast(&p->work); /* the tile's next block can start */
     }
@@ -172,16 +234,19 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     p->C = C;
     p->ld = cal_psyrk_ld(d);
     p->ntiles = cal_psyrk_tiling(d, &p->tiles);
-    p->added = cal_xcalloc(p->ntiles, sizeof *p->added);
+    p->lanes = cal_psyrk_lanes(d);
+    p->lane = cal_xcalloc(p->lanes, sizeof *p->lane);
+    p->dirty = cal_xcalloc(p->lanes * p->ntiles, 1);
+    p->stale = cal_xcalloc(p->lanes, 1);
+    p->seq = cal_xcalloc(p->lanes, sizeof *p->seq);
+    p->added = cal_xcalloc(p->lanes * p->ntiles, sizeof *p->added);
     if (threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? (int)n : 1;
     }
     p->nth = threads;
     p->nbuf = cal_psyrk_nbuf(threads, p->ntiles);
-    p->buf = cal_xcalloc(p->nbuf, sizeof *p->buf);
-    p->rows = cal_xcalloc(p->nbuf, sizeof *p->rows);
-    p->left = cal_xcalloc(p->nbuf, sizeof *p->left);
+    p->slot = cal_xcalloc(p->nbuf, sizeof *p->slot);
     cal_hugepages(C, d * p->ld * sizeof(double));
     p->taken = cal_xcalloc(p->nbuf * p->ntiles, 1);
     /* Each worker is one thread of BLAS, while any accumulator lives (many
@@ -204,28 +269,33 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
 double *cal_psyrk_block(cal_psyrk *p) {
     size_t slot = (size_t)(p->submitted % p->nbuf), size = p->block * p->ld * sizeof(double);
     /* Allocated when first filled, so that short inputs touch less fresh
-     * memory; the producer writes it first, with 2 MiB pages where they
-     * are worth it (base/oshint.h). */
-    if (!p->buf[slot]) {
-        p->buf[slot] = cal_xmalloc(size);
-        cal_hugepages(p->buf[slot], size);
-    }
-    return p->buf[slot];
+     * memory; the producer writes it first, on 2 MiB pages where the
+     * system gives them (base/oshint.h). */
+    if (!p->slot[slot].buf) p->slot[slot].buf = cal_huge_zalloc(size);
+    return p->slot[slot].buf;
 }
 
 int cal_psyrk_threads(const cal_psyrk *p) { return p->nth; }
 
 void cal_psyrk_submit(cal_psyrk *p, size_t rows) {
     if (!rows) return;
+    size_t lane = cal_psyrk_lane_of(p->submitted, p->lanes), size = p->d * p->ld * sizeof(double);
+    if (lane && !p->lane[lane]) {
+        /* Fresh zero pages; only the tiles (half of them) are ever
+         * touched. */
+        p->lane[lane] = cal_huge_zalloc(size);
+    }
     pthread_mutex_lock(&p->mu);
     size_t slot = (size_t)(p->submitted % p->nbuf);
-    p->rows[slot] = rows;
-    p->left[slot] = p->ntiles;
+    p->slot[slot].rows = rows;
+    p->slot[slot].lane = lane;
+    p->slot[slot].seq = p->seq[lane]++;
+    p->slot[slot].left = p->ntiles;
     memset(p->taken + slot * p->ntiles, 0, p->ntiles);
     p->submitted++;
     pthread_cond_broadcast(&p->work);
     /* The next buffer is free once every tile of its last block is added. */
-    while (p->left[p->submitted % p->nbuf]) pthread_cond_wait(&p->done, &p->mu);
+    while (p->slot[p->submitted % p->nbuf].left) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -241,6 +311,19 @@ void cal_psyrk_add_rows(cal_psyrk *p, const double *x, size_t n) {
 void cal_psyrk_wait(cal_psyrk *p) {
     pthread_mutex_lock(&p->mu);
     while (p->finished < p->submitted * p->ntiles) pthread_cond_wait(&p->done, &p->mu);
+    int dirty = 0;
+    for (size_t i = p->ntiles; i < p->lanes * p->ntiles; i++) dirty |= p->dirty[i];
+    if (dirty) {
+        /* The workers fold the lanes into C, a tile each at a time; the
+         * lanes then start anew (beta = 0) with the next block. */
+        p->folding = 1;
+        p->fold_next = p->folded = 0;
+        pthread_cond_broadcast(&p->work);
+        while (p->folded < p->ntiles && !p->aborting) pthread_cond_wait(&p->done, &p->mu);
+        p->folding = 0;
+        memset(p->dirty + p->ntiles, 0, (p->lanes - 1) * p->ntiles);
+        memset(p->stale + 1, 1, p->lanes - 1);
+    }
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -257,10 +340,13 @@ void cal_psyrk_free(cal_psyrk *p) {
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
-    for (size_t i = 0; i < p->nbuf; i++) free(p->buf[i]);
-    free(p->buf);
-    free(p->rows);
-    free(p->left);
+    for (size_t i = 0; i < p->nbuf; i++) cal_huge_free(p->slot[i].buf, p->block * p->ld * sizeof(double));
+    for (size_t k = 1; k < p->lanes; k++) cal_huge_free(p->lane[k], p->d * p->ld * sizeof(double));
+    free(p->lane);
+    free(p->dirty);
+    free(p->stale);
+    free(p->seq);
+    free(p->slot);
     free(p->taken);
     free(p->tiles);
     free(p->added);

@@ -15,30 +15,39 @@
  *     (measured on Xeon and Zen 5: 256-wide tiles lose 10-25%, 128-wide
  *     30%); d = 4096 gives 36 tiles.
  *   - Tasks. A task is one tile of one block: one BLAS call adds the
- *     block's product on the tile into C in place (beta = 1). A tile takes
- *     its blocks in order: its task of block g starts only once its task of
- *     block g - 1 has ended. A scratch product added afterwards would let
- *     one tile's blocks run at the same time, but its extra pass over every
- *     tile (and the zeroing of the scratch) cost 15% of the CPU time at 512
- *     rows per block (measured on Zen 5, 2 threads, d = 2048).
+ *     block's product on the tile into a lane in place (beta = 1). A scratch
+ *     product added afterwards would let one tile's blocks run at the same
+ *     time, but its extra pass over every tile (and the zeroing of the
+ *     scratch) cost 15% of the CPU time at 512 rows per block (measured on
+ *     Zen 5, 2 threads, d = 2048).
+ *   - Lanes. Lane 0 is C; lanes 1 to L - 1 are d x d matrices of their own,
+ *     L = cal_psyrk_lanes(d) = 64 / (workers one lane keeps busy, below),
+ *     at most 4. Lane k opens at block 16 k and the open lanes take the
+ *     blocks in turn (cal_psyrk_lane_of), so an input of up to 16 blocks
+ *     touches no memory but C's (fresh pages cost as much as 15% of the
+ *     CPU time on a 2-core VM). In a lane a tile takes the lane's blocks
+ *     in order: its task of a block starts only once its task of the
+ *     lane's previous block has ended. cal_psyrk_wait has the workers add
+ *     the lanes into C, tile by tile, in lane order.
  *   - Hand-out. A free worker takes the first task, in order (block after
- *     block, largest tile first), whose tile is done with the previous
- *     block; so a worker never waits while another tile has work.
+ *     block, largest tile first), whose tile is done with the lane's
+ *     previous block; so a worker never waits while another tile has work.
  *   - Blocks in flight. The producer fills one block while up to NBUF - 1
  *     wait for or are in the workers' hands (a tile may run blocks ahead of
  *     another); NBUF (3 to 16) is chosen from the thread count so that
  *     there are at least 4 tasks per worker on hand. Buffers are allocated
  *     when first filled.
- *   - Scaling. Each tile is a chain of tasks, so at most T(T+1)/2 workers
- *     are busy at once, and a worker's share of a block must hold at least
- *     two of the largest tiles for the chains to even out: every worker is
- *     kept busy up to cal_psyrk_busy_threads(d) = (work of all tiles) / (2 x
- *     the largest tile) workers: 4 at d = 2048, 16 at d = 4096, 64 at
- *     d = 8192, 196 at d = 14336.
- *   - Determinism. Every tile of C is the chain of BLAS calls C_t += P_g for
- *     g = 1, 2, ... in block order, each call's shape depending on d and
- *     the block's rows alone. The thread count changes only who computes
- *     what and when, never an operand or an order: the result is
+ *   - Scaling. Each tile is a chain of tasks per lane, so at most L T(T+1)/2
+ *     workers are busy at once, and a worker's share of a block must hold
+ *     at least two of the largest tiles for the chains to even out: one lane
+ *     keeps (work of all tiles) / (2 x the largest tile) workers busy (4 at
+ *     d = 2048, 16 at d = 4096, 64 at d = 8192), and cal_psyrk_busy_threads(d)
+ *     = L times that: 16 at d = 2048, 36 at 3072, 64 at 4096 and 8192.
+ *   - Determinism. Every tile of a lane is the chain L_t += P_g over the
+ *     lane's blocks g in order, each call's shape depending on d and the
+ *     block's rows alone, the lane of a block on its number alone, and the
+ *     lanes are added in lane order. The thread count changes only who
+ *     computes what and when, never an operand or an order: the result is
  *     bit-identical for any number of threads.
  *
  *     size_t ld = cal_psyrk_ld(d);
@@ -55,6 +64,7 @@
 #define CAL_PSYRK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct cal_psyrk cal_psyrk;
 
@@ -80,6 +90,13 @@ size_t cal_psyrk_tiling(size_t d, cal_psyrk_tile **tiles);
  * `ntiles` tiles. */
 size_t cal_psyrk_nbuf(int threads, size_t ntiles);
 
+/* Lanes for width d (see Lanes). */
+size_t cal_psyrk_lanes(size_t d);
+
+/* The lane of block g (0, 1, ...) when there are `lanes` lanes (see
+ * Lanes). */
+size_t cal_psyrk_lane_of(uint64_t g, size_t lanes);
+
 /* The most workers the tiling for width d keeps busy (see Scaling). */
 int cal_psyrk_busy_threads(size_t d);
 
@@ -95,7 +112,8 @@ void cal_psyrk_submit(cal_psyrk *p, size_t rows);
 /* Adds n rows held in memory (row-major, d doubles each, contiguous),
  * copying them into the blocks as a reading thread would fill them. */
 void cal_psyrk_add_rows(cal_psyrk *p, const double *x, size_t n);
-/* Returns when every submitted block has been added into C. */
+/* Returns when every submitted block has been added into C (the lanes
+ * folded into it; blocks submitted afterwards start the lanes anew). */
 void cal_psyrk_wait(cal_psyrk *p);
 /* Waits, stops the workers, frees the buffers (not C). */
 void cal_psyrk_free(cal_psyrk *p);

@@ -147,6 +147,13 @@ done
 same "--threads 1 and 2 write the same bytes" "$T/wide1.st" "$T/wide2.st"
 same "--threads 1 and 3 write the same bytes" "$T/wide1.st" "$T/wide3.st"
 same "--threads 1 and 16 write the same bytes" "$T/wide1.st" "$T/wide16.st"
+# Blocks of 16 rows: 38 blocks, so lanes 1 and 2 open (at blocks 16 and 32)
+# and are added into H at the end; still the same bytes for any thread count.
+for n in 1 2 16; do
+  check "wide d, 38 blocks (3 lanes), --threads $n" cal-hessian --threads $n --block 16 --dtype f64 -o "$T/lanes$n.st" "$T/wide.cal"
+done
+same "3 lanes: --threads 1 and 2 write the same bytes" "$T/lanes1.st" "$T/lanes2.st"
+same "3 lanes: --threads 1 and 16 write the same bytes" "$T/lanes1.st" "$T/lanes16.st"
 # A file operand is mapped, stdin is read: the same tensors.
 check "wide d from stdin" sh -c 'cal-hessian --threads 2 --block 256 --dtype f64 -o "$1/wide_in.st" < "$1/wide.cal"' sh "$T"
 $PY -c "
@@ -155,6 +162,8 @@ import numpy as np
 X = np.load('$T/Xw.npy').astype(np.float64)
 t, _ = st_read('$T/wide2.st')
 close('wide d: H = numpy', t['hessian'], X.T @ X, 1e-12)
+l, _ = st_read('$T/lanes2.st')
+close('wide d, 3 lanes: H = numpy', l['hessian'], X.T @ X, 1e-12)
 report('wide d: H exactly symmetric', np.array_equal(t['hessian'], t['hessian'].T))
 u, _ = st_read('$T/wide_in.st')
 report('wide d: a mapped file and stdin give the same tensors', t.keys() == u.keys() and all(np.array_equal(t[k], u[k]) for k in t))"

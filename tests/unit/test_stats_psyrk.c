@@ -42,6 +42,12 @@ static int covers_once(size_t d, const cal_psyrk_tile *t, size_t n) {
 static double simulate(size_t d, int workers, size_t blocks) {
     cal_psyrk_tile *t;
     size_t nt = cal_psyrk_tiling(d, &t), nbuf = cal_psyrk_nbuf(workers, nt), total = blocks * nt;
+    size_t lanes = cal_psyrk_lanes(d), *prev = malloc(blocks * sizeof *prev), last[64];
+    for (size_t l = 0; l < lanes; l++) last[l] = SIZE_MAX;
+    for (size_t g = 0; g < blocks; g++) { /* the block before g in g's lane */
+        size_t l = cal_psyrk_lane_of(g, lanes);
+        prev[g] = last[l], last[l] = g;
+    }
     double *freeat = calloc((size_t)workers, sizeof *freeat), *done = malloc(total * sizeof *done);
     double *bend = calloc(blocks, sizeof *bend); /* when each block's last task ends */
     size_t *handed = calloc(blocks, sizeof *handed);
@@ -57,7 +63,7 @@ static double simulate(size_t d, int workers, size_t blocks) {
         for (size_t k = first; k < total && k / nt < first / nt + nbuf; k++) {
             if (done[k] < INFINITY) continue;
             size_t g = k / nt;
-            double ready = g ? done[k - nt] : 0;
+            double ready = prev[g] != SIZE_MAX ? done[prev[g] * nt + k % nt] : 0;
             if (g >= nbuf) {
                 double b = handed[g - nbuf] == nt ? bend[g - nbuf] : INFINITY;
                 if (b > ready) ready = b;
@@ -76,15 +82,18 @@ static double simulate(size_t d, int workers, size_t blocks) {
         if (s + c > end) end = s + c;
         while (first < total && done[first] < INFINITY) first++;
     }
-    free(t), free(freeat), free(done), free(bend), free(handed);
+    free(t), free(freeat), free(done), free(bend), free(handed), free(prev);
     return busy / (workers * end);
 }
 
-/* C += A^T A through psyrk with `threads` workers; A is n x d row-major. */
-static double *run(const double *A, size_t n, size_t d, size_t block, int threads) {
+/* C += A^T A through psyrk with `threads` workers; A is n x d row-major.
+ * With `pause` > 0, waits (the lanes folded into C) after that many rows. */
+static double *run(const double *A, size_t n, size_t d, size_t block, int threads, size_t pause) {
     double *C = calloc(d * cal_psyrk_ld(d), sizeof *C);
     cal_psyrk *p = cal_psyrk_new(d, block, threads, C);
-    cal_psyrk_add_rows(p, A, n);
+    cal_psyrk_add_rows(p, A, pause);
+    if (pause) cal_psyrk_wait(p);
+    cal_psyrk_add_rows(p, A + pause * d, n - pause);
     cal_psyrk_free(p);
     return C;
 }
@@ -129,29 +138,45 @@ int main(void) {
             free(t);
         }
 
-    /* Scaling: each tile is a chain of tasks, so the tiling keeps busy as
-     * many workers as its work holds twice the largest tile; the policy
-     * keeps that many busy, and past it the chains are the limit. */
+    /* Scaling: each tile is a chain of tasks per lane, so the tiling keeps
+     * busy as many workers as its work holds twice the largest tile, times
+     * the lanes (at most 4, enough for 64 workers from d = 4096 on). */
     const struct {
-        size_t d;
+        size_t d, lanes;
         int busy;
-    } most[] = {{2048, 4}, {4096, 16}, {8192, 64}, {14336, 196}};
+    } most[] = {{1024, 4, 4}, {2048, 4, 16}, {3072, 4, 36}, {4096, 4, 64}, {5120, 3, 75}, {8192, 1, 64}, {14336, 1, 196}};
     for (size_t k = 0; k < sizeof most / sizeof most[0]; k++)
-        CHECK(cal_psyrk_busy_threads(most[k].d) == most[k].busy, "d = %zu keeps %d workers busy (%d expected)",
-              most[k].d, cal_psyrk_busy_threads(most[k].d), most[k].busy);
+        CHECK(cal_psyrk_lanes(most[k].d) == most[k].lanes && cal_psyrk_busy_threads(most[k].d) == most[k].busy,
+              "d = %zu: %zu lanes keep %d workers busy (%zu, %d expected)", most[k].d, cal_psyrk_lanes(most[k].d),
+              cal_psyrk_busy_threads(most[k].d), most[k].lanes, most[k].busy);
+    /* Lanes open one per 16 blocks (a short input touches no more memory
+     * than C), then take blocks in turn. */
+    int order = 1;
+    const size_t want[] = {0, 0, 0}, at16[] = {0, 1, 0, 1}, at48[] = {0, 1, 2, 3, 0};
+    for (size_t g = 0; g < 3; g++) order &= cal_psyrk_lane_of(g, 4) == want[g];
+    for (size_t g = 0; g < 4; g++) order &= cal_psyrk_lane_of(16 + g, 4) == at16[g];
+    for (size_t g = 0; g < 5; g++) order &= cal_psyrk_lane_of(48 + g, 4) == at48[g];
+    for (size_t g = 0; g < 1000; g++) order &= cal_psyrk_lane_of(g, 1) == 0 && cal_psyrk_lane_of(g, 4) < 4;
+    CHECK(order, "lanes: blocks 0-15 in lane 0, 16-31 in lanes 0 and 1 in turn, from 48 on all four");
     const struct {
         size_t d;
         int w;
-    } sim[] = {{2048, 2}, {2048, 4}, {4096, 2}, {4096, 16}, {8192, 64}, {14336, 64}};
+        size_t blocks;
+        double least;
+    } sim[] = {{2048, 2, 64, 0.9},    {2048, 4, 64, 0.9},    {4096, 2, 64, 0.9},   {4096, 16, 64, 0.9},
+               {8192, 64, 64, 0.9},   {14336, 64, 64, 0.9},  {2048, 16, 256, 0.9}, {4096, 64, 256, 0.85},
+               {3072, 32, 256, 0.85}, {5120, 64, 256, 0.85}};
     for (size_t k = 0; k < sizeof sim / sizeof sim[0]; k++) {
-        double u = simulate(sim[k].d, sim[k].w, 64);
-        CHECK(u >= 0.9, "d = %zu, %d workers, 64 blocks: %.1f%% busy", sim[k].d, sim[k].w, 100 * u);
+        double u = simulate(sim[k].d, sim[k].w, sim[k].blocks);
+        CHECK(u >= sim[k].least, "d = %zu, %d workers, %zu blocks: %.1f%% busy", sim[k].d, sim[k].w, sim[k].blocks,
+              100 * u);
     }
-    double u64 = simulate(4096, 64, 64);
-    CHECK(u64 <= 36.0 / 64 + 1e-9, "d = 4096, 64 workers: at most 36 chains busy (%.1f%%)", 100 * u64);
+    double u64 = simulate(4096, 64, 16);
+    CHECK(u64 <= 36.0 / 64 + 1e-9, "d = 4096, 64 workers, 16 blocks (one lane): at most 36 chains busy (%.1f%%)",
+          100 * u64);
 
     /* Real runs: the same bits for any thread count, and H = A^T A. */
-    size_t n = 333, d = 1100, block = 64;
+    size_t n = 333, d = 1100;
     double *A = malloc(n * d * sizeof *A);
     uint64_t s = 88172645463325252ull;
     for (size_t i = 0; i < n * d; i++) {
@@ -159,23 +184,38 @@ int main(void) {
         A[i] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
     }
     size_t ld = cal_psyrk_ld(d);
-    double *C1 = run(A, n, d, block, 1);
-    const int th[] = {2, 3, 16};
-    for (size_t k = 0; k < 3; k++) {
-        double *C = run(A, n, d, block, th[k]);
-        CHECK(!memcmp(C, C1, d * ld * sizeof *C), "%d threads: the same bits as 1 thread", th[k]);
-        free(C);
-    }
-    double err = 0;
+    long double *ref = malloc(d * d * sizeof *ref);
     for (size_t i = 0; i < d; i++)
         for (size_t j = 0; j <= i; j++) {
-            long double ref = 0;
-            for (size_t r = 0; r < n; r++) ref += (long double)A[r * d + i] * A[r * d + j];
-            double e = fabs((double)(C1[i * ld + j] - ref)) / (1 + fabs((double)ref));
-            if (e > err) err = e;
+            long double v = 0;
+            for (size_t r = 0; r < n; r++) v += (long double)A[r * d + i] * A[r * d + j];
+            ref[i * d + j] = v;
         }
-    CHECK(err < 1e-12, "lower triangle = A^T A (largest relative error %.2g)", err);
-    free(C1);
+    /* 6 blocks (one lane); 42 blocks (lanes 0-2); and 25 + 17 blocks with
+     * the lanes folded in between (they start again from beta = 0). */
+    const struct {
+        size_t block, pause;
+        const char *what;
+    } cases[] = {{64, 0, "one lane"}, {8, 0, "three lanes"}, {8, 200, "three lanes, folded after 200 rows"}};
+    for (size_t c = 0; c < 3; c++) {
+        double *C1 = run(A, n, d, cases[c].block, 1, cases[c].pause);
+        const int th[] = {2, 3, 16};
+        for (size_t k = 0; k < 3; k++) {
+            double *C = run(A, n, d, cases[c].block, th[k], cases[c].pause);
+            CHECK(!memcmp(C, C1, d * ld * sizeof *C), "%s: %d threads give the same bits as 1 thread", cases[c].what,
+                  th[k]);
+            free(C);
+        }
+        double err = 0;
+        for (size_t i = 0; i < d; i++)
+            for (size_t j = 0; j <= i; j++) {
+                double e = fabs((double)(C1[i * ld + j] - ref[i * d + j])) / (1 + fabs((double)ref[i * d + j]));
+                if (e > err) err = e;
+            }
+        CHECK(err < 1e-12, "%s: lower triangle = A^T A (largest relative error %.2g)", cases[c].what, err);
+        free(C1);
+    }
+    free(ref);
     free(A);
     TEST_END();
 }

@@ -2,12 +2,12 @@
  * SentencePiece .model (see cal-encode(1)).
  *
  * The main thread reads records into batches and writes finished batches in
- * input order; an ordered pool (base/pool.h) of -j N workers encodes whole
- * batches into finished output records (ids, checksums), so the main thread
- * only parses and hands bytes over: at -j N it shares the N cores with the
- * workers, and every byte it touches is time taken from them. Every record
- * is encoded by the same function whatever N is and a document is never
- * split, so the output bytes do not depend on N. */
+ * input order; an ordered pool (base/pool.h) of N - 1 workers, and the main
+ * thread whenever it would wait, encodes whole batches into finished output
+ * records (ids, checksums), so that what is left to the main thread is
+ * reading and handing bytes over. Every record is encoded by the same
+ * function whatever N is and a document is never split, so the output bytes
+ * do not depend on N. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -254,13 +254,12 @@ int main(int argc, char **argv) {
     r.stage_argv = cal_args_stage(&a, &r.stage_argc);
     /* -j 1 encodes on the main thread; -j N on N - 1 workers and the main
      * thread, which encodes queued batches while the oldest is not done:
-     * N threads on N cores, where N workers and a reader/writer beside them
-     * took turns on a core (on 2 cores a worker gave up a tenth of its
-     * time, and its caches, to the main thread). The workers get 7 N
-     * batches queued beyond the N they run: the writer waits for the oldest
-     * batch, and batches differ (a page of Chinese costs more than one of
-     * English), so a short queue ran dry behind a slow batch and left
-     * workers idle. */
+     * N threads for N cores (N workers and the reader/writer took turns,
+     * and each turn of the main thread cost a worker its core and its
+     * caches). 7 N batches are queued beyond the N being encoded: the
+     * writer waits for the oldest batch, and batches differ (a page of
+     * Chinese costs more than one of English), so a short queue ran dry
+     * behind a slow batch and left workers idle. */
     r.depth = threads > 1 ? 8 * (size_t)threads : 1;
     r.batches = cal_xcalloc(r.depth, sizeof *r.batches);
     r.w = cal_writer_open(out);

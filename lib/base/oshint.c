@@ -100,6 +100,14 @@ void cal_thp_malloc(char **argv) {
     int ok = fgets(mode, sizeof mode, f) && strstr(mode, "[madvise]");
     fclose(f);
     if (!ok) return;
+    /* Started through the dynamic loader (ld.so PROG ...), /proc/self/exe is
+     * the loader, which would take our first argument for the program. */
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) return;
+    exe[k] = 0;
+    const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+    if (!strncmp(base, "ld-", 3) || !strncmp(base, "ld.so", 5)) return;
     char *old = t ? cal_xstrdup(t) : NULL;
     size_t n = (t ? strlen(t) + 1 : 0) + sizeof knob + 2;
     char *v = cal_xmalloc(n);

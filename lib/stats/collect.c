@@ -8,7 +8,6 @@
 #include "base/err.h"
 #include "base/num.h"
 #include "base/progress.h"
-#include "io/mapfile.h"
 #include "stats/embed.h"
 #include "stats/hessian.h"
 #include "stream/stream.h"
@@ -144,12 +143,10 @@ static void tokens(cal_collect *c, cal_reader *r, const cal_rec *rec) {
 }
 
 void cal_collect_read(cal_collect *c, const char *path) {
-    /* A regular file is read where the page cache holds it: read() would
-     * copy every byte once more, into a buffer of fresh pages. */
-    char err[300];
-    cal_mapfile m = {0};
-    int mapped = strcmp(path, "-") && cal_mapfile_open(&m, path, err, sizeof err);
-    cal_reader *r = mapped ? cal_reader_mem_open(m.p, m.len, path) : cal_reader_open(path);
+    /* read(), not a mapping: the reader's buffer is reused on huge pages,
+     * while mapping the page cache's 4 KiB pages cost more than the copy
+     * (measured: 5% of the CPU time at 8192 x 2048, 2 threads). */
+    cal_reader *r = cal_reader_open(path);
     if (!c->have_meta) {
         cal_meta_copy(&c->meta, cal_reader_meta(r));
         c->have_meta = 1;
@@ -180,7 +177,6 @@ void cal_collect_read(cal_collect *c, const char *path) {
             cal_die("%s: %s", cal_reader_name(r), err);
     }
     cal_reader_close(r);
-    if (mapped) cal_mapfile_close(&m);
 }
 
 /* The distinct-token path: H = sum_t c_t f(E[t]) f(E[t])^T via rows scaled

@@ -46,7 +46,12 @@ static size_t fill(cal_reader *r, size_t need, char *err, size_t errlen, int *io
     if (need > r->cap) {
         size_t c = r->cap;
         while (c < need) c *= 2;
-        r->buf = cal_xrealloc(r->buf, c);
+        /* Past 4 MiB on whole huge pages: records of megabytes would
+         * otherwise fault a fresh 4 KiB page at a time. */
+        uint8_t *b = cal_huge_zalloc(c);
+        memcpy(b, r->buf, r->end);
+        cal_huge_free(r->buf, r->cap);
+        r->buf = b;
         r->cap = c;
     }
     while (r->end < need && !r->eof) {
@@ -248,7 +253,7 @@ cal_reader *cal_reader_fdopen(int fd, const char *name) {
     r->fd = fd;
     cal_pipe_grow(fd);
     r->cap = READ_CHUNK;
-    r->buf = cal_xmalloc(r->cap);
+    r->buf = cal_huge_zalloc(r->cap);
     return open_common(r);
 }
 
@@ -273,7 +278,7 @@ cal_reader *cal_reader_open_soft(const char *path, char *err, size_t errlen) {
     r->fd = fd;
     r->own_fd = !std;
     r->cap = READ_CHUNK;
-    r->buf = cal_xmalloc(r->cap);
+    r->buf = cal_huge_zalloc(r->cap);
     char e[384];
     uint64_t off = 0;
     if (read_header(r, &r->meta, e, sizeof e, &off)) {
@@ -336,7 +341,7 @@ void cal_reader_die(cal_reader *r, const cal_rec *rec, const char *fmt, ...) {
 void cal_reader_close(cal_reader *r) {
     if (!r) return;
     if (r->own_fd) close(r->fd);
-    if (r->fd >= 0) free(r->buf);
+    if (r->fd >= 0) cal_huge_free(r->buf, r->cap);
     cal_meta_free(&r->meta);
     free(r->name);
     free(r);

@@ -3,7 +3,8 @@
 # (lib/base/oshint.c cal_thp_malloc: the tokenizer's tables load in half the
 # time): seen in /proc/PID/environ of a cal-encode waiting on a FIFO, with
 # its arguments unchanged; a user's GLIBC_TUNABLES is kept (the knob
-# appended), or left alone when it names the knob; same bytes either way;
+# appended), or left alone when it names the knob; same bytes either way,
+# also when started through the dynamic loader (which it must not exec);
 # --help and usage errors still answer (they come before the exec).
 . tests/lib.sh
 if ! sh scripts/fetch-tokenizers.sh >"$T/fetch.log" 2>&1; then
@@ -58,6 +59,13 @@ else
 huge 0"
   same "the same bytes with and without huge pages" "$T/a.cal" "$T/c.cal"
   same "and with the user's tunables" "$T/a.cal" "$T/b.cal"
+  # started through the dynamic loader, /proc/self/exe is the loader: no exec
+  ldso=$(ldd "$CAL_BIN/cal-encode" | awk '$1 ~ /^\/.*ld-linux/ { print $1 }')
+  if [ -n "$ldso" ]; then
+    env -u GLIBC_TUNABLES "$ldso" "$CAL_BIN/cal-encode" -t $TK -o "$T/d.cal" "$T/in.cal" 2>"$T/d.err"
+    env -u GLIBC_TUNABLES cal-encode -t $TK -o "$T/e.cal" "$T/in.cal"
+    same "started through $ldso: the same bytes" "$T/e.cal" "$T/d.cal"
+  fi
 fi
 check "--help" cal-encode --help
 expect_fail "missing -t: a usage error, status 2" 2 "missing -t" cal-encode "$T/in.cal"

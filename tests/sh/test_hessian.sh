@@ -154,7 +154,7 @@ for n in 1 2 16; do
 done
 same "3 lanes: --threads 1 and 2 write the same bytes" "$T/lanes1.st" "$T/lanes2.st"
 same "3 lanes: --threads 1 and 16 write the same bytes" "$T/lanes1.st" "$T/lanes16.st"
-# A file operand is mapped, stdin is read: the same tensors.
+# A file operand and stdin: the same tensors.
 check "wide d from stdin" sh -c 'cal-hessian --threads 2 --block 256 --dtype f64 -o "$1/wide_in.st" < "$1/wide.cal"' sh "$T"
 $PY -c "
 from hessian_lib import *
@@ -166,7 +166,7 @@ l, _ = st_read('$T/lanes2.st')
 close('wide d, 3 lanes: H = numpy', l['hessian'], X.T @ X, 1e-12)
 report('wide d: H exactly symmetric', np.array_equal(t['hessian'], t['hessian'].T))
 u, _ = st_read('$T/wide_in.st')
-report('wide d: a mapped file and stdin give the same tensors', t.keys() == u.keys() and all(np.array_equal(t[k], u[k]) for k in t))"
+report('wide d: a file operand and stdin give the same tensors', t.keys() == u.keys() and all(np.array_equal(t[k], u[k]) for k in t))"
 
 # Bad input.
 $PY - "$T" <<'PYEOF'

@@ -310,9 +310,10 @@ void cal_file_write(cal_file *f, const void *p, size_t n) {
     if (f->buf.n + n > f->buf.cap) {
         cal__write_all(f->fd, f->buf.p, f->buf.n, f->path);
         f->buf.n = 0;
-        if (n >= f->buf.cap / 2) cal__write_all(f->fd, p, n, f->path);
+        int direct = n >= f->buf.cap / 2;
+        if (direct) cal__write_all(f->fd, p, n, f->path);
         if (f->tmp) cal_writeback(f->fd); /* the commit's fsync waits less */
-        if (n >= f->buf.cap / 2) return;
+        if (direct) return;
     }
     memcpy(f->buf.p + f->buf.n, p, n);
     f->buf.n += n;

@@ -298,10 +298,6 @@ cal_reader *cal_reader_mem(const void *p, size_t n, const char *name) {
     return r; /* header read lazily by cal_read_soft so the fuzzer never dies */
 }
 
-cal_reader *cal_reader_mem_open(const void *p, size_t n, const char *name) {
-    return open_common(cal_reader_mem(p, n, name));
-}
-
 int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen) {
     uint64_t off = 0;
     if (r->headers == 0 && read_header(r, &r->meta, err, errlen, &off)) goto fail;

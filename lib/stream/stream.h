@@ -157,9 +157,6 @@ cal_reader *cal_reader_fdopen(int fd, const char *name);
  * its first header is read by the first cal_read/cal_read_soft, so its
  * metadata is valid only after that call. */
 cal_reader *cal_reader_mem(const void *p, size_t n, const char *name);
-/* Reader over memory that reads its first header now, dying on a bad one as
- * cal_reader_open does (for a file the caller mapped). */
-cal_reader *cal_reader_mem_open(const void *p, size_t n, const char *name);
 /* Next record: 1, or 0 at a clean end of input. Every problem (truncation,
  * checksum, bad header, metadata conflict between concatenated streams, I/O
  * error) ends the program with "PROG: NAME: byte OFF: ..." and exit 1.

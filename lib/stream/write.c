@@ -67,6 +67,7 @@ cal_meta *cal_writer_meta(cal_writer *w) {
 static void flush(cal_writer *w) {
     cal__write_all(w->fd, w->buf, w->n, w->name);
     w->n = 0;
+    if (w->tmp) cal_writeback(w->fd); /* the commit's fsync waits less */
 }
 
 static void put(cal_writer *w, const void *p, size_t n) {
@@ -76,6 +77,7 @@ static void put(cal_writer *w, const void *p, size_t n) {
         flush(w);
         if (n > WRITE_BUF / 2) {
             cal__write_all(w->fd, p, n, w->name);
+            if (w->tmp) cal_writeback(w->fd);
             return;
         }
     }
@@ -215,23 +217,24 @@ static const void *le_ids(const uint32_t *ids, size_t n, cal_buf *tmp) {
 #endif
 }
 
+/* 0, or -1 with err when n ids do not fit one TOKENS record. */
+static int too_many_ids(uint64_t id, size_t n, char *err, size_t errlen) {
+    if (n <= CAL_MAX_PAYLOAD / 4) return 0;
+    return cal_errf(err, errlen, "TOKENS record %016llx of %zu ids exceeds the limit of %u", (unsigned long long)id,
+                    n, CAL_MAX_PAYLOAD / 4);
+}
+
 void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, size_t n) {
     cal_buf tmp = {0};
-    if (n > CAL_MAX_PAYLOAD / 4)
-        writer_die(w, "TOKENS record %016llx of %zu ids exceeds the limit of %u", (unsigned long long)id, n,
-                   CAL_MAX_PAYLOAD / 4);
+    char err[128];
+    if (too_many_ids(id, n, err, sizeof err)) writer_die(w, "%s", err);
     write_rec2(w, CAL_TOKENS, 0, label, strlen(label), id, le_ids(ids, n, &tmp), 4 * n, NULL, 0);
     cal_buf_free(&tmp);
 }
 
 int cal_encode_tokens(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids, size_t n,
                       char *err, size_t errlen) {
-    if (cal_label_check(label, llen, err, errlen)) return -1;
-    if (n > CAL_MAX_PAYLOAD / 4) {
-        snprintf(err, errlen, "TOKENS record %016llx of %zu ids exceeds the limit of %u", (unsigned long long)id, n,
-                 CAL_MAX_PAYLOAD / 4);
-        return -1;
-    }
+    if (cal_label_check(label, llen, err, errlen) || too_many_ids(id, n, err, errlen)) return -1;
     cal_buf tmp = {0};
     part pp = {le_ids(ids, n, &tmp), 4 * n};
     cal_buf_reserve(out, out->n + CAL_REC_HEAD + llen + pp.n + 8);

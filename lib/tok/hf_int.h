@@ -190,6 +190,8 @@ int th_normalize(const tok_hf *t, const char *s, size_t len, char **out, size_t 
  * for those, th_norm_quick normalizes only what the normal form may change:
  * *out is NULL when s is already normal, else a malloc'd text. */
 int th_norm_quick_kind(const tok_hf *t);
+/* Builds th_norm_quick's tables (once per process) when t normalizes with it. */
+void th_norm_quick_prepare(const tok_hf *t);
 int th_norm_quick(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen);
 
 #endif

@@ -630,6 +630,7 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     if (add_dec(&l, tj_get(root, "decoder"), "decoder")) goto fail;
     fill_id_text(&l, tj_get(tj_get(root, "model"), "vocab"));
     th_bpe_prepare(t);
+    th_norm_quick_prepare(t);
     trie_init(&t->trie_raw);
     trie_init(&t->trie_norm);
     for (size_t i = 0; i < t->nadded; i++) {

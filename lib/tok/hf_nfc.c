@@ -11,11 +11,13 @@
  * through th_normalize; the rest is copied.
  *
  * Which characters are safe comes from utf8proc's own data, once per
- * process: the combining class, each decomposing character's normal forms,
- * and, for the seconds, every character after the first of any canonical
- * decomposition (a second b of a composite x = (a, b) ends up there in x's
- * full decomposition) plus the conjoining jamo, which Hangul composes by
- * rule. */
+ * process, when a tokenizer that needs it is loaded (a few ms: built at
+ * the first non-ASCII character instead, it stalled every thread that met
+ * one meanwhile, and -j 2 began at the speed of -j 1): the combining
+ * class, each decomposing character's normal forms, and, for the seconds,
+ * every character after the first of any canonical decomposition (a second
+ * b of a composite x = (a, b) ends up there in x's full decomposition) plus
+ * the conjoining jamo, which Hangul composes by rule. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +49,11 @@ static int fixed(int32_t c, int opt)
 static void build(void)
 {
     static uint8_t second[NCP / 8];
-    int32_t *first = cal_xmalloc(NCP * sizeof *first); /* first character of the decomposition, or -1 */
+    /* the decomposing characters and the first character of each
+     * decomposition (some 6,000: a list, not a table of every code point) */
+    struct dec { int32_t c, first; } *dec = NULL;
+    size_t ndec = 0, cap = 0;
     for (int32_t c = 0; c < NCP; c++) {
-        first[c] = -1;
         const utf8proc_property_t *p = utf8proc_get_property(c);
         if (p->combining_class || (c >= 0x1100 && c <= 0x11FF)) mark(unsafe_nfc, c), mark(unsafe_nfkc, c);
         if (p->decomp_seqindex == UINT16_MAX) continue; /* Hangul syllables too: their parts are jamo */
@@ -57,13 +61,24 @@ static void build(void)
         int last = 0;
         utf8proc_ssize_t n = utf8proc_decompose_char(c, d, 32, UTF8PROC_DECOMPOSE, &last);
         for (utf8proc_ssize_t k = 1; k < n && k < 32; k++) mark(second, d[k]);
-        if (n > 0) first[c] = d[0];
+        if (n > 0) {
+            if (ndec == cap) dec = cal_xrealloc(dec, (cap = cap ? 2 * cap : 4096) * sizeof *dec);
+            dec[ndec++] = (struct dec){ c, d[0] };
+        }
         if (!fixed(c, 0)) mark(unsafe_nfc, c);
         if (!fixed(c, UTF8PROC_COMPAT)) mark(unsafe_nfkc, c);
     }
-    for (int32_t c = 0; c < NCP; c++)
-        if (marked(second, c) || (first[c] >= 0 && marked(second, first[c]))) mark(unsafe_nfc, c), mark(unsafe_nfkc, c);
-    free(first);
+    for (size_t i = 0; i < NCP / 8; i++) unsafe_nfc[i] |= second[i], unsafe_nfkc[i] |= second[i];
+    for (size_t i = 0; i < ndec; i++)
+        if (marked(second, dec[i].first)) mark(unsafe_nfc, dec[i].c), mark(unsafe_nfkc, dec[i].c);
+    free(dec);
+}
+
+static pthread_once_t built = PTHREAD_ONCE_INIT;
+
+void th_norm_quick_prepare(const tok_hf *t)
+{
+    if (th_norm_quick_kind(t)) (void)pthread_once(&built, build);
 }
 
 int th_norm_quick_kind(const tok_hf *t)
@@ -74,7 +89,6 @@ int th_norm_quick_kind(const tok_hf *t)
 
 int th_norm_quick(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
     int kind = th_norm_quick_kind(t);
     const uint8_t *bits = kind == 2 ? unsafe_nfkc : unsafe_nfc;
     size_t i = 0, bound = 0, done = 0;
@@ -87,7 +101,7 @@ int th_norm_quick(const tok_hf *t, const char *s, size_t len, char **out, size_t
             bound = i++;
             continue;
         }
-        (void)pthread_once(&once, build);
+        (void)pthread_once(&built, build); /* not prepared: a tokenizer made by hand */
         int32_t c;
         size_t k = cal_utf8_next(s, len, i, &c);
         if (c >= 0 && !(bits[c >> 3] & (1u << (c & 7)))) { bound = i; i += k; continue; }

@@ -11,11 +11,15 @@
  * share an id (then a pair's merged id names the pair), which th_bpe_prepare
  * checks.
  *
- * Most pre-tokens repeat, so the tokenizer keeps a direct-mapped cache of
- * the ids of short pre-tokens, shared by the threads that encode with it
- * (each word is merged once, not once per thread): a slot is one cache
- * line, a sequence lock (its version, odd while written) and the key's bytes
- * and its ids. Merge ranks come from a compact 8-byte-per-pair table (and
+ * Most pre-tokens repeat, so the tokenizer keeps a cache of the ids of
+ * short pre-tokens, shared by the threads that encode with it (each word is
+ * merged once, not once per thread): a slot is one cache line, a sequence
+ * lock (its version, odd while written) and the key's bytes and its ids. A
+ * key may sit in any slot of its bucket of WAYS adjacent slots; a new word
+ * takes an empty one, else the last, so the first words of a bucket (the
+ * common ones, met early) stay while rarer ones take turns in the last
+ * slot. A hit writes nothing, so the slots it reads stay in every core's
+ * cache. Merge ranks come from a compact 8-byte-per-pair table (and
  * for byte-level models a dense table of the byte pairs), built once at load. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,9 +32,12 @@
 #include "base/utf8.h"
 #include "tok/hf_int.h"
 
-#define CACHE_BITS 17      /* slots (64 bytes each: 8 MB per tokenizer; on the text of
-                            * bench/encode.sh read twice, 4 MB missed 9% of the
-                            * words, 8 MB 7%) */
+#define CACHE_BITS 17      /* slots (64 bytes each: 8 MB per tokenizer) */
+#define WAYS 2             /* slots per bucket: on the text of bench/encode.sh
+                            * read four times, one slot per key missed 5.0% of
+                            * the words (each read after the first: 3.7%, two
+                            * keys that took turns evicted each other on every
+                            * use), two 3.5% (1.7%), four 2.7% (0.6%) */
 #define CACHE_KEY 24       /* longest cached pre-token (bytes) */
 #define CACHE_IDS 7        /* most ids a cached pre-token may yield */
 #define SMALL 48           /* words of up to SMALL symbols merge without the heap */
@@ -241,8 +248,9 @@ void th_bpe_prepare(tok_hf *t)
      * maps fresh zero pages: none is touched (nor faulted in) until a word
      * lands in it, where a memset cost every process 2,048 page faults at
      * load (a short shard never needs most of them). */
-    f->cache_mem = cal_xcalloc(1, (sizeof(cache_slot) << CACHE_BITS) + 64);
-    f->cache = (cache_slot *)(void *)((char *)f->cache_mem + (64 - (uintptr_t)f->cache_mem % 64) % 64);
+    const size_t bucket = WAYS * sizeof(cache_slot); /* buckets aligned: the adjacent-line prefetch fetches the pair */
+    f->cache_mem = cal_xcalloc(1, (sizeof(cache_slot) << CACHE_BITS) + bucket);
+    f->cache = (cache_slot *)(void *)((char *)f->cache_mem + (bucket - (uintptr_t)f->cache_mem % bucket) % bucket);
     t->fast = f;
 }
 
@@ -470,19 +478,27 @@ static void bpe_uncached(const tok_hf *t, th_scratch *sc, const char *s, size_t 
 
 /* ---- the pre-token cache ------------------------------------------------- */
 
-/* the cache slot of a key */
-static inline size_t key_slot(const uint64_t k[3], size_t len) { return (size_t)(key_hash(k, len) >> (64 - CACHE_BITS)); }
+/* the first slot of a key's bucket */
+static inline size_t key_slot(const uint64_t k[3], size_t len)
+{
+    return (size_t)(key_hash(k, len) >> (64 - CACHE_BITS)) & ~(size_t)(WAYS - 1);
+}
 
 #define LOAD(i) atomic_load_explicit(&cs->w[i], memory_order_relaxed)
 
-/* A word not in its cache slot: merged, then put in the slot unless the
- * slot is being written (v: the version read before). */
+/* A word in no slot of its bucket (cs): merged, then put in the first empty
+ * slot, else in the last, unless that slot is being written (vs: the
+ * versions read before). */
 static void bpe_fill(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t k[3],
-                     cache_slot *cs, uint64_t v, cal_ids *out)
+                     cache_slot *cs, const uint64_t *vs, cal_ids *out)
 {
     size_t out0 = out->n;
     bpe_uncached(t, sc, s, len, k, out);
     size_t m = out->n - out0;
+    size_t w = 0;
+    while (w < WAYS - 1 && vs[w]) w++;
+    cs += w;
+    uint64_t v = vs[w];
     if (m > CACHE_IDS || (v & 1) ||
         !atomic_compare_exchange_strong_explicit(&cs->w[0], &v, v + 1, memory_order_acquire, memory_order_relaxed))
         return; /* too many ids, or another thread is writing the slot */
@@ -495,30 +511,57 @@ static void bpe_fill(const tok_hf *t, th_scratch *sc, const char *s, size_t len,
     atomic_store_explicit(&cs->w[0], v + 2, memory_order_release);
 }
 
-/* One word (len <= CACHE_KEY) through the cache, its key and slot known. */
+/* 1 when the slot holds the word (len <= CACHE_KEY, key k), its ids then
+ * appended to out; *vp: the slot's version. */
+HOT int slot_get(cache_slot *cs, const uint64_t k[3], size_t len, uint64_t *vp, cal_ids *out)
+{
+    uint64_t v = *vp = atomic_load_explicit(&cs->w[0], memory_order_acquire);
+    uint64_t m = LOAD(4);
+    if (LOAD(1) != k[0] || LOAD(2) != k[1] || LOAD(3) != k[2] || (m & 0xFF) != len) return 0;
+    uint64_t a = LOAD(5), b = LOAD(6), c = LOAD(7);
+    atomic_thread_fence(memory_order_acquire);
+    if (!v || (v & 1) || LOAD(0) != v) return 0; /* empty, or written meanwhile */
+    if (out->n + CACHE_IDS > out->cap) cal_ids_reserve(out, out->n + CACHE_IDS);
+    uint32_t *o = out->v + out->n;
+    o[0] = (uint32_t)(m >> 32);
+    o[1] = (uint32_t)a, o[2] = (uint32_t)(a >> 32);
+    o[3] = (uint32_t)b, o[4] = (uint32_t)(b >> 32);
+    o[5] = (uint32_t)c, o[6] = (uint32_t)(c >> 32);
+    out->n += m >> 8 & 0xFF;
+    return 1;
+}
+
+/* One word (len <= CACHE_KEY) through the cache, its key and bucket known. */
 HOT void bpe_keyed(const tok_hf *t, th_scratch *sc, const char *s, size_t len, const uint64_t k[3],
                      size_t slot, cal_ids *out)
 {
     cache_slot *cs = &t->fast->cache[slot];
-    uint64_t v = atomic_load_explicit(&cs->w[0], memory_order_acquire);
-    uint64_t m = LOAD(4);
-    if (LOAD(1) == k[0] && LOAD(2) == k[1] && LOAD(3) == k[2] && (m & 0xFF) == len) {
-        uint64_t a = LOAD(5), b = LOAD(6), c = LOAD(7);
-        atomic_thread_fence(memory_order_acquire);
-        if (v && !(v & 1) && LOAD(0) == v) { /* not written meanwhile */
-            if (out->n + CACHE_IDS > out->cap) cal_ids_reserve(out, out->n + CACHE_IDS);
-            uint32_t *o = out->v + out->n;
-            o[0] = (uint32_t)(m >> 32);
-            o[1] = (uint32_t)a, o[2] = (uint32_t)(a >> 32);
-            o[3] = (uint32_t)b, o[4] = (uint32_t)(b >> 32);
-            o[5] = (uint32_t)c, o[6] = (uint32_t)(c >> 32);
-            out->n += m >> 8 & 0xFF;
-            return;
-        }
-    }
-    bpe_fill(t, sc, s, len, k, cs, v, out);
+    uint64_t vs[WAYS];
+    for (size_t w = 0; w < WAYS; w++) if (slot_get(cs + w, k, len, &vs[w], out)) return;
+    bpe_fill(t, sc, s, len, k, cs, vs, out);
 }
 #undef LOAD
+
+size_t th_bpe_cache_bucket(const char *s, size_t len)
+{
+    uint64_t k[3];
+    if (len - 1 >= CACHE_KEY) return SIZE_MAX;
+    make_key(s, len, k);
+    return key_slot(k, len) / WAYS;
+}
+
+int th_bpe_cache_has(const tok_hf *t, const char *s, size_t len)
+{
+    uint64_t k[3], v;
+    if (len - 1 >= CACHE_KEY) return 0;
+    make_key(s, len, k);
+    cache_slot *cs = &t->fast->cache[key_slot(k, len)];
+    cal_ids ids = { 0 };
+    int hit = 0;
+    for (size_t w = 0; w < WAYS && !hit; w++) hit = slot_get(cs + w, k, len, &v, &ids);
+    cal_ids_free(&ids);
+    return hit;
+}
 
 /* One word through the cache. */
 static inline void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size_t len, cal_ids *out)
@@ -578,6 +621,7 @@ void th_bpe_scan(const tok_hf *t, th_scratch *sc, int scanner, int keep_gaps, co
                 else make_key(s + ms[i], n, key[i]);
                 slot[i] = key_slot(key[i], n);
                 PREFETCH(&t->fast->cache[slot[i]]);
+                for (size_t w = 1; w < WAYS; w++) PREFETCH(&t->fast->cache[slot[i] + w]);
             }
         for (size_t i = 0; i < k; i++) {
             if (keep_gaps && prev < ms[i]) bpe_piece(t, sc, s + prev, ms[i] - prev, out);

@@ -181,6 +181,11 @@ typedef struct {
 } th_bufs;
 th_bufs *th_scratch_bufs(th_scratch *sc);
 
+/* tok_hf_bpe.c, for tests: the pre-token cache's bucket of the word s
+ * (SIZE_MAX when too long to be cached), and 1 when the cache holds it */
+size_t th_bpe_cache_bucket(const char *s, size_t len);
+int th_bpe_cache_has(const tok_hf *t, const char *s, size_t len);
+
 /* tok_hf_text.c */
 const uint16_t *th_byte_cp(void);  /* byte -> code point of the byte-level alphabet */
 const int16_t *th_cp_byte(void);   /* code point (< 324) -> byte or -1 */

@@ -14,7 +14,8 @@
 #include "base/err.h"
 #include "base/oshint.h"
 
-#define TILE_W 512          /* tile width the tiling aims at */
+#define TILE_W 512          /* tile width the tiling aims at up to d = 8 TILE_W */
+#define TILE_WIDE 1024      /* and from d = 8 TILE_WIDE on (8 panels between) */
 #define TASKS_PER_WORKER 4
 #define NBUF_MIN 3          /* one filling, two for the workers */
 #define NBUF_MAX 16
@@ -69,7 +70,7 @@ static int by_cost(const void *a, const void *b) {
 }
 
 size_t cal_psyrk_tiling(size_t d, tile **out) {
-    size_t np = (d + TILE_W / 2) / TILE_W;
+    size_t np = d <= 8 * TILE_W ? (d + TILE_W / 2) / TILE_W : d <= 8 * TILE_WIDE ? 8 : (d + TILE_WIDE / 2) / TILE_WIDE;
     if (np < 1) np = 1;
     size_t *b = cal_xcalloc(np + 1, sizeof *b), n = 0;
     for (size_t i = 0; i < np; i++) b[i] = d * i / np / 8 * 8;

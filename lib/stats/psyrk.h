@@ -8,12 +8,15 @@
  * other work only delays whichever task is running.
  *
  * The model (man/cal-hessian.1 says it too):
- *   - Tiles. The upper triangle of C is cut into T x T square tiles, T =
- *     round(d / 512) (at least 1), on column boundaries that are multiples
- *     of 8: T(T+1)/2 tiles, dsyrk on the diagonal, dgemm above it. 512
- *     columns is where a single-threaded BLAS call reaches its full rate
- *     (measured on Xeon and Zen 5: 256-wide tiles lose 10-25%, 128-wide
- *     30%); d = 4096 gives 36 tiles.
+ *   - Tiles. The upper triangle of C is cut into T x T square tiles on
+ *     column boundaries that are multiples of 8: T(T+1)/2 tiles, dsyrk on
+ *     the diagonal, dgemm above it. T = round(d / 512) (at least 1) up to
+ *     d = 4096, 8 from there to d = 8192 (tiles 512 to 1024 wide), then
+ *     round(d / 1024). Wide tiles spread the BLAS's packing over more work
+ *     (measured on a 2-core VM: 1024-wide tiles took 8-12% less CPU than
+ *     512-wide at d = 4096 and 8192; on Xeon and Zen 5, 256-wide lose
+ *     10-25%, 128-wide 30%), but fewer tiles are fewer chains (Scaling):
+ *     so tiles widen only where 36 of them remain (d = 4096 to 8192).
  *   - Tasks. A task is one tile of one block: one BLAS call adds the
  *     block's product on the tile into a lane in place (beta = 1). A scratch
  *     product added afterwards would let one tile's blocks run at the same
@@ -45,7 +48,7 @@
  *     workers are busy at once, and a worker's share of a block must hold
  *     at least two of the largest tiles for the chains to even out: one lane
  *     keeps (work of all tiles) / (2 x the largest tile) workers busy (4 at
- *     d = 2048, 16 at d = 4096, 64 at d = 8192), and cal_psyrk_busy_threads(d)
+ *     d = 2048, 16 from d = 4096 to 8192), and cal_psyrk_busy_threads(d)
  *     = L times that: 16 at d = 2048, 36 at 3072, 64 at 4096 and 8192.
  *     A bound: as tiles run blocks ahead, the simulated hand-out keeps 64
  *     workers at d = 4096 80% busy over 64 blocks (lanes 0 and 1 alone)

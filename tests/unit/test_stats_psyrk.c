@@ -99,15 +99,18 @@ static double *run(const double *A, size_t n, size_t d, size_t block, int thread
 }
 
 int main(void) {
-    /* The tiling: squares of about 512 columns, covering the triangle once. */
-    const size_t ds[] = {1, 7, 100, 767, 768, 1100, 2600, 4096};
+    /* The tiling: squares of about 512 columns up to d = 4096, 8 panels up
+     * to d = 8192, about 1024 columns beyond; the triangle once. */
+    const size_t ds[] = {1, 7, 100, 767, 768, 1100, 2600, 4096, 4352, 6000, 8192, 8704, 12000};
     for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
         cal_psyrk_tile *t;
-        size_t n = cal_psyrk_tiling(ds[k], &t), np = (ds[k] + 256) / 512 ? (ds[k] + 256) / 512 : 1;
+        size_t d = ds[k], n = cal_psyrk_tiling(d, &t);
+        size_t np = d <= 4096 ? (d + 256) / 512 : d <= 8192 ? 8 : (d + 512) / 1024;
+        if (!np) np = 1;
         int sorted = 1;
         for (size_t i = 1; i < n; i++) sorted &= cost(&t[i - 1]) >= cost(&t[i]);
-        CHECK(n == np * (np + 1) / 2 && covers_once(ds[k], t, n) && sorted,
-              "d = %zu: %zu tiles (%zu panels), the upper triangle once, largest first", ds[k], n, np);
+        CHECK(n == np * (np + 1) / 2 && covers_once(d, t, n) && sorted,
+              "d = %zu: %zu tiles (%zu panels), the upper triangle once, largest first", d, n, np);
         free(t);
     }
     cal_psyrk_tile *t4;
@@ -144,7 +147,7 @@ int main(void) {
     const struct {
         size_t d, lanes;
         int busy;
-    } most[] = {{1024, 4, 4}, {2048, 4, 16}, {3072, 4, 36}, {4096, 4, 64}, {5120, 3, 75}, {8192, 1, 64}, {14336, 1, 196}};
+    } most[] = {{1024, 4, 4}, {2048, 4, 16}, {3072, 4, 36}, {4096, 4, 64}, {5120, 4, 64}, {8192, 4, 64}, {14336, 2, 98}};
     for (size_t k = 0; k < sizeof most / sizeof most[0]; k++)
         CHECK(cal_psyrk_lanes(most[k].d) == most[k].lanes && cal_psyrk_busy_threads(most[k].d) == most[k].busy,
               "d = %zu: %zu lanes keep %d workers busy (%zu, %d expected)", most[k].d, cal_psyrk_lanes(most[k].d),
@@ -166,7 +169,7 @@ int main(void) {
         size_t blocks;
         double least;
     } sim[] = {{2048, 2, 64, 0.9},    {2048, 4, 64, 0.9},    {4096, 2, 64, 0.9},   {4096, 16, 64, 0.9},
-               {8192, 64, 64, 0.9},   {14336, 64, 64, 0.9},  {2048, 16, 256, 0.9}, {4096, 64, 256, 0.85},
+               {8192, 16, 64, 0.9},   {14336, 64, 64, 0.9},  {2048, 16, 256, 0.9}, {8192, 64, 256, 0.9}, {4096, 64, 256, 0.85},
                {3072, 32, 256, 0.85}, {5120, 64, 256, 0.85}, {2048, 16, 64, 0.75}, {4096, 32, 64, 0.9},
                {4096, 64, 64, 0.75}, {4096, 64, 128, 0.85}};
     for (size_t k = 0; k < sizeof sim / sizeof sim[0]; k++) {

@@ -48,8 +48,8 @@ void cal_writeback(int fd) {
 #endif
 }
 
-/* Below 4 MiB a huge page would mostly hold untouched memory: calloc. */
-static int small(size_t n) { return n < 2 * HUGE_PAGE; }
+/* Below 2 MiB a huge page would partly hold untouched memory: calloc. */
+static int small(size_t n) { return n < HUGE_PAGE; }
 
 void *cal_huge_zalloc(size_t n) {
 #ifdef MAP_ANONYMOUS

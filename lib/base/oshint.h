@@ -43,7 +43,7 @@ void cal_thp_malloc(char **argv);
  * with huge pages asked for: a buffer that cal_hugepages advises only
  * inside its 2 MiB-aligned part still faults its head and tail in 4 KiB
  * pages (measured: ~2,500 faults in one cal-hessian run, 3-5% of its CPU
- * time). Below 4 MiB, or where anonymous mappings are missing, calloc.
+ * time). Below 2 MiB, or where anonymous mappings are missing, calloc.
  * Dies when out of memory. Free it with cal_huge_free and the same n. */
 void *cal_huge_zalloc(size_t n);
 void cal_huge_free(void *p, size_t n);

@@ -14,13 +14,15 @@
 #include "base/err.h"
 #include "base/oshint.h"
 
-#define TILE_W 512          /* tile width the tiling aims at */
+#define TILE_W 512          /* tile width the tiling aims at up to d = 8 TILE_W */
+#define TILE_WIDE 1024      /* and from d = 8 TILE_WIDE on (8 panels between) */
 #define TASKS_PER_WORKER 4
 #define NBUF_MIN 3          /* one filling, two for the workers */
 #define NBUF_MAX 16
 #define BUSY_AIM 64         /* workers the lanes are sized to keep busy */
-#define LANES_MAX 4         /* each lane is one more d x d of memory */
-#define LANE_OPEN 16        /* blocks before each further lane opens */
+#define LANES_MAX 4         /* lanes 2 and 3 take one more d x d of memory */
+#define LANE1_OPEN 16       /* the block lane 1 (in C's other triangle) opens at */
+#define PAIR_OPEN 64        /* and lanes 2 and 3 (fresh memory) */
 
 typedef cal_psyrk_tile tile;
 
@@ -28,9 +30,10 @@ struct cal_psyrk {
     size_t d, block, ld;   /* ld: row stride of the blocks and of C */
     double *C;
     size_t lanes;          /* lane 0 is C (cal_psyrk_lane_of says which block goes where) */
-    double **lane;         /* lane k > 0: allocated when its first block comes */
+    double *pair;          /* lanes 2 and 3: allocated when their first block comes */
+    double *diag[LANES_MAX]; /* odd lanes: their diagonal tiles, ld x wmax */
+    size_t wmax;           /* the widest tile */
     unsigned char *dirty;  /* per lane and tile: holds products not yet in C */
-    unsigned char *stale;  /* per lane: folded into C, not zero any more */
     uint64_t *seq;         /* per lane: blocks handed to it so far */
     size_t nbuf;
     struct slot {          /* nbuf buffers, for the blocks in flight */
@@ -67,7 +70,7 @@ static int by_cost(const void *a, const void *b) {
 }
 
 size_t cal_psyrk_tiling(size_t d, tile **out) {
-    size_t np = (d + TILE_W / 2) / TILE_W;
+    size_t np = d <= 8 * TILE_W ? (d + TILE_W / 2) / TILE_W : d <= 8 * TILE_WIDE ? 8 : (d + TILE_WIDE / 2) / TILE_WIDE;
     if (np < 1) np = 1;
     size_t *b = cal_xcalloc(np + 1, sizeof *b), n = 0;
     for (size_t i = 0; i < np; i++) b[i] = d * i / np / 8 * 8;
@@ -104,7 +107,7 @@ size_t cal_psyrk_lanes(size_t d) {
 int cal_psyrk_busy_threads(size_t d) { return chain_busy(d) * (int)cal_psyrk_lanes(d); }
 
 size_t cal_psyrk_lane_of(uint64_t g, size_t lanes) {
-    uint64_t open = 1 + g / LANE_OPEN;
+    uint64_t open = 1 + (g >= LANE1_OPEN) + 2 * (g >= PAIR_OPEN);
     return (size_t)(g % (open < lanes ? open : lanes));
 }
 
@@ -114,33 +117,59 @@ size_t cal_psyrk_nbuf(int threads, size_t ntiles) {
     return want < NBUF_MIN ? NBUF_MIN : want > NBUF_MAX ? NBUF_MAX : want;
 }
 
-/* L_t += the block's product on tile t, in place (beta = 1), or L_t = it
- * (beta = 0) where the lane's tile holds nothing yet. */
-static void product(const tile *t, double *L, size_t ldc, double beta, const double *b, size_t rows) {
-    int ld = (int)ldc, k = (int)rows, ni = (int)t->ni;
-    /* Column-major, the block is A = d x rows (lda ld) and L_t starts at
-     * L + i0 + j0 ld: L_t += A_i A_j^T. */
-    double *c = L + t->i0 + t->j0 * ldc;
-    if (is_diag(t))
+/* Even lanes keep a tile where C keeps it (C's row-major lower triangle:
+ * BLAS's upper); odd lanes keep it transposed in the other triangle of the
+ * same matrix, which is free (C's for lane 1, the pair's for lane 3), and
+ * their diagonal tiles in a buffer of their own. */
+static double *lane_matrix(const cal_psyrk *p, size_t lane) { return lane < 2 ? p->C : p->pair; }
+
+/* Lane `lane`'s tile t += the block's product on it, in place (beta = 1),
+ * or = it (beta = 0) where the lane's tile holds nothing yet. */
+static void product(const cal_psyrk *p, const tile *t, size_t lane, double beta, const double *b, size_t rows) {
+    int ld = (int)p->ld, k = (int)rows, ni = (int)t->ni, nj = (int)t->nj;
+    double *m = lane_matrix(p, lane);
+    /* Column-major, the block is A = d x rows (lda ld): tile t is
+     * A_i A_j^T at m + i0 + j0 ld, or transposed, A_j A_i^T at m + j0 + i0 ld
+     * (below the diagonal); a diagonal one is A_i A_i^T, upper triangle. */
+    if (is_diag(t)) {
+        double *c = lane & 1 ? p->diag[lane] + t->i0 : m + t->i0 + t->j0 * p->ld;
         cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, ni, k, 1.0, b + t->i0, ld, beta, c, ld);
+    } else if (lane & 1)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nj, ni, k, 1.0, b + t->j0, ld, b + t->i0, ld, beta,
+                    m + t->j0 + t->i0 * p->ld, ld);
     else
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, ni, (int)t->nj, k, 1.0, b + t->i0, ld, b + t->j0,
-                    ld, beta, c, ld);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, ni, nj, k, 1.0, b + t->i0, ld, b + t->j0, ld, beta,
+                    m + t->i0 + t->j0 * p->ld, ld);
 }
 
-/* C_t += lane 1_t, += lane 2_t, ... in lane order, element by element (the
- * upper triangle of a diagonal tile: beta = 0 left the rest unwritten). */
-static void fold(const cal_psyrk *p, size_t ti) {
-    const tile *t = &p->tiles[ti];
-    for (size_t j = t->j0; j < t->j0 + t->nj; j++) {
-        size_t n = is_diag(t) ? j - t->i0 + 1 : t->ni;
-        double *restrict c = p->C + t->i0 + j * p->ld;
-        for (size_t k = 1; k < p->lanes; k++) {
-            if (!p->dirty[k * p->ntiles + ti]) continue;
-            const double *restrict l = p->lane[k] + t->i0 + j * p->ld;
-            for (size_t i = 0; i < n; i++) c[i] += l[i];
+/* C_t += lane k's tile t: the upper triangle (BLAS view) of a diagonal
+ * tile, all of another; an odd lane's transposed, in 32 x 32 squares so that
+ * both sides stay in cache. */
+static void fold_lane(const cal_psyrk *p, const tile *t, size_t lane) {
+    const size_t ld = p->ld, S = 32, i1 = t->i0 + t->ni, j1 = t->j0 + t->nj;
+    double *restrict C = p->C;
+    const double *restrict m = lane_matrix(p, lane);
+    if (is_diag(t)) {
+        for (size_t j = t->j0; j < j1; j++) {
+            /* an odd lane's diagonal tile: column j - j0 of its buffer */
+            const double *restrict l = lane & 1 ? p->diag[lane] + (j - t->j0) * ld : m + j * ld;
+            for (size_t i = t->i0; i <= j; i++) C[i + j * ld] += l[i];
         }
+    } else if (!(lane & 1)) {
+        for (size_t j = t->j0; j < j1; j++)
+            for (size_t i = t->i0; i < i1; i++) C[i + j * ld] += m[i + j * ld];
+    } else {
+        for (size_t js = t->j0; js < j1; js += S)
+            for (size_t is = t->i0; is < i1; is += S)
+                for (size_t j = js; j < js + S && j < j1; j++)
+                    for (size_t i = is; i < is + S && i < i1; i++) C[i + j * ld] += m[j + i * ld];
     }
+}
+
+/* C_t += lane 1_t, += lane 2_t, ... in lane order. */
+static void fold(const cal_psyrk *p, size_t ti) {
+    for (size_t k = 1; k < p->lanes; k++)
+        if (p->dirty[k * p->ntiles + ti]) fold_lane(p, &p->tiles[ti], k);
 }
 
 /* The first task in hand-out order that can start now: its tile has every
@@ -181,15 +210,16 @@ static void *worker(void *arg) {
         uint64_t gen = task / p->ntiles;
         size_t t = (size_t)(task % p->ntiles), slot = (size_t)(gen % p->nbuf), lane = p->slot[slot].lane;
         size_t lt = lane * p->ntiles + t;
-        /* a lane starts from calloc's zeros; once folded, from beta = 0 */
-        double beta = lane == 0 || p->dirty[lt] || !p->stale[lane] ? 1.0 : 0.0;
+        /* C adds on; another lane starts anew (beta = 0) when it holds
+         * nothing, at its first block and after each fold */
+        double beta = lane == 0 || p->dirty[lt] ? 1.0 : 0.0;
         p->taken[slot * p->ntiles + t] = 1;
         while (p->next < p->submitted * p->ntiles &&
                p->taken[(size_t)(p->next / p->ntiles % p->nbuf) * p->ntiles + (size_t)(p->next % p->ntiles)])
             p->next++;
         p->busy++;
         pthread_mutex_unlock(&p->mu);
-        product(&p->tiles[t], lane ? p->lane[lane] : p->C, p->ld, beta, p->slot[slot].buf, p->slot[slot].rows);
+        product(p, &p->tiles[t], lane, beta, p->slot[slot].buf, p->slot[slot].rows);
         pthread_mutex_lock(&p->mu);
         p->busy--;
         p->dirty[lt] = 1;
@@ -235,9 +265,9 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     p->ld = cal_psyrk_ld(d);
     p->ntiles = cal_psyrk_tiling(d, &p->tiles);
     p->lanes = cal_psyrk_lanes(d);
-    p->lane = cal_xcalloc(p->lanes, sizeof *p->lane);
+    for (size_t i = 0; i < p->ntiles; i++)
+        if (p->tiles[i].ni > p->wmax) p->wmax = p->tiles[i].ni;
     p->dirty = cal_xcalloc(p->lanes * p->ntiles, 1);
-    p->stale = cal_xcalloc(p->lanes, 1);
     p->seq = cal_xcalloc(p->lanes, sizeof *p->seq);
     p->added = cal_xcalloc(p->lanes * p->ntiles, sizeof *p->added);
     if (threads <= 0) {
@@ -266,6 +296,9 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     return p;
 }
 
+static size_t pair_size(const cal_psyrk *p) { return p->d * p->ld * sizeof(double); }
+static size_t diag_size(const cal_psyrk *p) { return p->wmax * p->ld * sizeof(double); }
+
 double *cal_psyrk_block(cal_psyrk *p) {
     size_t slot = (size_t)(p->submitted % p->nbuf), size = p->block * p->ld * sizeof(double);
     /* Allocated when first filled, so that short inputs touch less fresh
@@ -279,12 +312,11 @@ int cal_psyrk_threads(const cal_psyrk *p) { return p->nth; }
 
 void cal_psyrk_submit(cal_psyrk *p, size_t rows) {
     if (!rows) return;
-    size_t lane = cal_psyrk_lane_of(p->submitted, p->lanes), size = p->d * p->ld * sizeof(double);
-    if (lane && !p->lane[lane]) {
-        /* Fresh zero pages; only the tiles (half of them) are ever
-         * touched. */
-        p->lane[lane] = cal_huge_zalloc(size);
-    }
+    size_t lane = cal_psyrk_lane_of(p->submitted, p->lanes);
+    /* Memory for a lane when its first block comes: lanes 2 and 3 share
+     * a matrix, odd lanes keep their diagonal tiles apart (Lanes). */
+    if (lane >= 2 && !p->pair) p->pair = cal_huge_zalloc(pair_size(p));
+    if ((lane & 1) && !p->diag[lane]) p->diag[lane] = cal_huge_zalloc(diag_size(p));
     pthread_mutex_lock(&p->mu);
     size_t slot = (size_t)(p->submitted % p->nbuf);
     p->slot[slot].rows = rows;
@@ -322,7 +354,6 @@ void cal_psyrk_wait(cal_psyrk *p) {
         while (p->folded < p->ntiles && !p->aborting) pthread_cond_wait(&p->done, &p->mu);
         p->folding = 0;
         memset(p->dirty + p->ntiles, 0, (p->lanes - 1) * p->ntiles);
-        memset(p->stale + 1, 1, p->lanes - 1);
     }
     pthread_mutex_unlock(&p->mu);
 }
@@ -341,10 +372,9 @@ void cal_psyrk_free(cal_psyrk *p) {
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
     for (size_t i = 0; i < p->nbuf; i++) cal_huge_free(p->slot[i].buf, p->block * p->ld * sizeof(double));
-    for (size_t k = 1; k < p->lanes; k++) cal_huge_free(p->lane[k], p->d * p->ld * sizeof(double));
-    free(p->lane);
+    cal_huge_free(p->pair, pair_size(p));
+    for (size_t k = 1; k < LANES_MAX; k++) cal_huge_free(p->diag[k], diag_size(p));
     free(p->dirty);
-    free(p->stale);
     free(p->seq);
     free(p->slot);
     free(p->taken);

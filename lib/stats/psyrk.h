@@ -8,27 +8,34 @@
  * other work only delays whichever task is running.
  *
  * The model (man/cal-hessian.1 says it too):
- *   - Tiles. The upper triangle of C is cut into T x T square tiles, T =
- *     round(d / 512) (at least 1), on column boundaries that are multiples
- *     of 8: T(T+1)/2 tiles, dsyrk on the diagonal, dgemm above it. 512
- *     columns is where a single-threaded BLAS call reaches its full rate
- *     (measured on Xeon and Zen 5: 256-wide tiles lose 10-25%, 128-wide
- *     30%); d = 4096 gives 36 tiles.
+ *   - Tiles. The upper triangle of C is cut into T x T square tiles on
+ *     column boundaries that are multiples of 8: T(T+1)/2 tiles, dsyrk on
+ *     the diagonal, dgemm above it. T = round(d / 512) (at least 1) up to
+ *     d = 4096, 8 from there to d = 8192 (tiles 512 to 1024 wide), then
+ *     round(d / 1024). Wide tiles spread the BLAS's packing over more work
+ *     (measured on a 2-core VM: 1024-wide tiles took 8-12% less CPU than
+ *     512-wide at d = 4096 and 8192; on Xeon and Zen 5, 256-wide lose
+ *     10-25%, 128-wide 30%), but fewer tiles are fewer chains (Scaling):
+ *     so tiles widen only where 36 of them remain (d = 4096 to 8192).
  *   - Tasks. A task is one tile of one block: one BLAS call adds the
  *     block's product on the tile into a lane in place (beta = 1). A scratch
  *     product added afterwards would let one tile's blocks run at the same
  *     time, but its extra pass over every tile (and the zeroing of the
  *     scratch) cost 15% of the CPU time at 512 rows per block (measured on
  *     Zen 5, 2 threads, d = 2048).
- *   - Lanes. Lane 0 is C; lanes 1 to L - 1 are d x d matrices of their own,
- *     L = cal_psyrk_lanes(d) = 64 / (workers one lane keeps busy, below),
- *     at most 4. Lane k opens at block 16 k and the open lanes take the
- *     blocks in turn (cal_psyrk_lane_of), so an input of up to 16 blocks
- *     touches no memory but C's (fresh pages cost as much as 15% of the
- *     CPU time on a 2-core VM). In a lane a tile takes the lane's blocks
- *     in order: its task of a block starts only once its task of the
- *     lane's previous block has ended. cal_psyrk_wait has the workers add
- *     the lanes into C, tile by tile, in lane order.
+ *   - Lanes. Lane 0 is C; L = cal_psyrk_lanes(d) = 64 / (workers one lane
+ *     keeps busy, below), at most 4. Lanes 2 and 3 share one more d x d
+ *     matrix; lanes 1 and 3 keep their tiles transposed, in the triangle of
+ *     C (lane 1) or of that matrix (lane 3) that the even lane leaves free,
+ *     and their diagonal tiles in a d x 512 buffer each. So lane 1 costs
+ *     next to no fresh memory, which is dear (the kernel zeroing the pages
+ *     of lanes 2 and 3 was 11% of the CPU time at d = 4096 on a 2-core VM,
+ *     where each fresh lane cost ~5%). Lane 1 opens at block 16 and lanes
+ *     2 and 3 at block 64 (cal_psyrk_lane_of); the open lanes take the
+ *     blocks in turn. In a lane a tile takes the lane's blocks in order:
+ *     its task of a block starts only once its task of the lane's previous
+ *     block has ended. cal_psyrk_wait has the workers add the lanes into C,
+ *     tile by tile, in lane order.
  *   - Hand-out. A free worker takes the first task, in order (block after
  *     block, largest tile first), whose tile is done with the lane's
  *     previous block; so a worker never waits while another tile has work.
@@ -41,8 +48,11 @@
  *     workers are busy at once, and a worker's share of a block must hold
  *     at least two of the largest tiles for the chains to even out: one lane
  *     keeps (work of all tiles) / (2 x the largest tile) workers busy (4 at
- *     d = 2048, 16 at d = 4096, 64 at d = 8192), and cal_psyrk_busy_threads(d)
+ *     d = 2048, 16 from d = 4096 to 8192), and cal_psyrk_busy_threads(d)
  *     = L times that: 16 at d = 2048, 36 at 3072, 64 at 4096 and 8192.
+ *     A bound: as tiles run blocks ahead, the simulated hand-out keeps 64
+ *     workers at d = 4096 80% busy over 64 blocks (lanes 0 and 1 alone)
+ *     and 95% over 256 (test_stats_psyrk.c).
  *   - Determinism. Every tile of a lane is the chain L_t += P_g over the
  *     lane's blocks g in order, each call's shape depending on d and the
  *     block's rows alone, the lane of a block on its number alone, and the
@@ -58,8 +68,9 @@
  *     ...
  *     cal_psyrk_free(p);                // waits for all submitted blocks
  *
- * C is d x d row-major with rows ld apart; only its lower triangle (i >= j)
- * is written. */
+ * C is d x d row-major with rows ld apart. Its lower triangle (i >= j) gets
+ * the sum; its upper triangle is lane 1's (see Lanes): what is left there
+ * means nothing. */
 #ifndef CAL_PSYRK_H
 #define CAL_PSYRK_H
 

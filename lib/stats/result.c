@@ -8,6 +8,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/oshint.h"
 #include "base/num.h"
 #include "stats/names.h"
 
@@ -182,12 +183,21 @@ static void put_matrix(cal_file *f, const double *A, size_t d, int f64) {
         cal_file_write(f, A, d * d * sizeof *A);
         return;
     }
-    float *row = cal_xmalloc(d * sizeof *row);
-    for (size_t i = 0; i < d; i++) {
-        for (size_t j = 0; j < d; j++) row[j] = (float)A[i * d + j];
-        cal_file_write(f, row, d * sizeof *row);
+    /* Converted a chunk of rows at a time into one huge page and written
+     * from there (cal_file_write passes chunks this large straight to the
+     * file): 4 KiB pages fresh to the 1 MiB file buffer cost ~14 us each on
+     * a VM, 5 ms of cal-hessian's tail at d = 2048. */
+    const size_t chunk = (size_t)2 << 20;
+    size_t per = chunk / (d * sizeof(float));
+    per = per < 1 ? 1 : per > d ? d : per;
+    size_t n = per * d * sizeof(float);
+    float *buf = cal_huge_zalloc(n);
+    for (size_t i = 0; i < d; i += per) {
+        size_t rows = d - i < per ? d - i : per;
+        for (size_t k = 0; k < rows * d; k++) buf[k] = (float)A[i * d + k];
+        cal_file_write(f, buf, rows * d * sizeof *buf);
     }
-    free(row);
+    cal_huge_free(buf, n);
 }
 
 static void put_entry(cal_file *f, cal_result_entry *e, const cal_result_form *form) {

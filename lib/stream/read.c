@@ -1,6 +1,7 @@
 /* stream_read.c - buffered, validating cal-stream reader. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@ static size_t fill(cal_reader *r, size_t need, char *err, size_t errlen, int *io
     if (need > r->cap) {
         size_t c = r->cap;
         while (c < need) c *= 2;
-        /* Past 4 MiB on whole huge pages: records of megabytes would
+        /* From 2 MiB on whole huge pages: records of megabytes would
          * otherwise fault a fresh 4 KiB page at a time. */
         uint8_t *b = cal_huge_zalloc(c);
         memcpy(b, r->buf, r->end);
@@ -247,13 +248,22 @@ static cal_reader *open_common(cal_reader *r) {
     return r;
 }
 
+/* The first buffer: one huge page for a regular file of 2 MiB or more
+ * (fresh 4 KiB pages cost a fault each, ~14 us on a VM: 3.6 ms a MiB),
+ * 4 KiB pages touched as needed for anything shorter or unknown. */
+static void first_buffer(cal_reader *r) {
+    struct stat st;
+    int big = !fstat(r->fd, &st) && S_ISREG(st.st_mode) && st.st_size >= 2 * READ_CHUNK;
+    r->cap = big ? 2 * READ_CHUNK : READ_CHUNK;
+    r->buf = cal_huge_zalloc(r->cap);
+}
+
 cal_reader *cal_reader_fdopen(int fd, const char *name) {
     cal_reader *r = cal_xcalloc(1, sizeof *r);
     reader_init(r, name);
     r->fd = fd;
     cal_pipe_grow(fd);
-    r->cap = READ_CHUNK;
-    r->buf = cal_huge_zalloc(r->cap);
+    first_buffer(r);
     return open_common(r);
 }
 
@@ -277,8 +287,7 @@ cal_reader *cal_reader_open_soft(const char *path, char *err, size_t errlen) {
     reader_init(r, std ? "stdin" : path);
     r->fd = fd;
     r->own_fd = !std;
-    r->cap = READ_CHUNK;
-    r->buf = cal_huge_zalloc(r->cap);
+    first_buffer(r);
     char e[384];
     uint64_t off = 0;
     if (read_header(r, &r->meta, e, sizeof e, &off)) {

@@ -1,7 +1,7 @@
 /* test_base_oshint.c - lib/base/oshint.c: a pipe grows to at least 128 KiB
  * (Linux; the default is 64 KiB), a regular file is left alone, and the
  * huge-page hint accepts any buffer, aligned or not, and keeps its bytes;
- * cal_huge_zalloc gives zeros, 2 MiB-aligned from 4 MiB on (and on Linux
+ * cal_huge_zalloc gives zeros, 2 MiB-aligned from 2 MiB on (and on Linux
  * huge pages from head to tail). */
 #include <fcntl.h>
 #include <stdint.h>
@@ -39,7 +39,7 @@ int main(void) {
     CHECK(same, "the huge-page hint keeps a 9 MiB buffer's bytes");
     free(b);
 
-    const size_t sizes[] = {1, 4096, ((size_t)4 << 20) - 1, (size_t)4 << 20, ((size_t)9 << 20) + 5};
+    const size_t sizes[] = {1, 4096, ((size_t)2 << 20) - 1, (size_t)2 << 20, ((size_t)9 << 20) + 5};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         size_t m = sizes[k];
         unsigned char *z = cal_huge_zalloc(m);
@@ -47,8 +47,8 @@ int main(void) {
         for (size_t i = 0; i < m; i += 511) zero &= z[i] == 0;
         zero &= z[m - 1] == 0;
         memset(z, 0xa5, m); /* all of it writable */
-        int aligned = m < (size_t)4 << 20 || (uintptr_t)z % ((uintptr_t)2 << 20) == 0;
-        CHECK(zero && aligned, "cal_huge_zalloc(%zu): zeros%s", m, m < (size_t)4 << 20 ? "" : ", 2 MiB-aligned");
+        int aligned = m < (size_t)2 << 20 || (uintptr_t)z % ((uintptr_t)2 << 20) == 0;
+        CHECK(zero && aligned, "cal_huge_zalloc(%zu): zeros%s", m, m < (size_t)2 << 20 ? "" : ", 2 MiB-aligned");
         cal_huge_free(z, m);
     }
 #ifdef __linux__

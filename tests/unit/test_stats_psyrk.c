@@ -99,15 +99,18 @@ static double *run(const double *A, size_t n, size_t d, size_t block, int thread
 }
 
 int main(void) {
-    /* The tiling: squares of about 512 columns, covering the triangle once. */
-    const size_t ds[] = {1, 7, 100, 767, 768, 1100, 2600, 4096};
+    /* The tiling: squares of about 512 columns up to d = 4096, 8 panels up
+     * to d = 8192, about 1024 columns beyond; the triangle once. */
+    const size_t ds[] = {1, 7, 100, 767, 768, 1100, 2600, 4096, 4352, 6000, 8192, 8704, 12000};
     for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
         cal_psyrk_tile *t;
-        size_t n = cal_psyrk_tiling(ds[k], &t), np = (ds[k] + 256) / 512 ? (ds[k] + 256) / 512 : 1;
+        size_t d = ds[k], n = cal_psyrk_tiling(d, &t);
+        size_t np = d <= 4096 ? (d + 256) / 512 : d <= 8192 ? 8 : (d + 512) / 1024;
+        if (!np) np = 1;
         int sorted = 1;
         for (size_t i = 1; i < n; i++) sorted &= cost(&t[i - 1]) >= cost(&t[i]);
-        CHECK(n == np * (np + 1) / 2 && covers_once(ds[k], t, n) && sorted,
-              "d = %zu: %zu tiles (%zu panels), the upper triangle once, largest first", ds[k], n, np);
+        CHECK(n == np * (np + 1) / 2 && covers_once(d, t, n) && sorted,
+              "d = %zu: %zu tiles (%zu panels), the upper triangle once, largest first", d, n, np);
         free(t);
     }
     cal_psyrk_tile *t4;
@@ -144,28 +147,31 @@ int main(void) {
     const struct {
         size_t d, lanes;
         int busy;
-    } most[] = {{1024, 4, 4}, {2048, 4, 16}, {3072, 4, 36}, {4096, 4, 64}, {5120, 3, 75}, {8192, 1, 64}, {14336, 1, 196}};
+    } most[] = {{1024, 4, 4}, {2048, 4, 16}, {3072, 4, 36}, {4096, 4, 64}, {5120, 4, 64}, {8192, 4, 64}, {14336, 2, 98}};
     for (size_t k = 0; k < sizeof most / sizeof most[0]; k++)
         CHECK(cal_psyrk_lanes(most[k].d) == most[k].lanes && cal_psyrk_busy_threads(most[k].d) == most[k].busy,
               "d = %zu: %zu lanes keep %d workers busy (%zu, %d expected)", most[k].d, cal_psyrk_lanes(most[k].d),
               cal_psyrk_busy_threads(most[k].d), most[k].lanes, most[k].busy);
-    /* Lanes open one per 16 blocks (a short input touches no more memory
-     * than C), then take blocks in turn. */
+    /* Lane 1 opens at block 16 (a short input touches no more memory than
+     * C), lanes 2 and 3 at block 64; the open lanes take blocks in turn. */
     int order = 1;
-    const size_t want[] = {0, 0, 0}, at16[] = {0, 1, 0, 1}, at48[] = {0, 1, 2, 3, 0};
-    for (size_t g = 0; g < 3; g++) order &= cal_psyrk_lane_of(g, 4) == want[g];
+    const size_t at16[] = {0, 1, 0, 1}, at64[] = {0, 1, 2, 3, 0}, three[] = {1, 2, 0, 1};
+    for (size_t g = 0; g < 16; g++) order &= cal_psyrk_lane_of(g, 4) == 0;
     for (size_t g = 0; g < 4; g++) order &= cal_psyrk_lane_of(16 + g, 4) == at16[g];
-    for (size_t g = 0; g < 5; g++) order &= cal_psyrk_lane_of(48 + g, 4) == at48[g];
+    for (size_t g = 0; g < 4; g++) order &= cal_psyrk_lane_of(60 + g, 4) == at16[g];
+    for (size_t g = 0; g < 5; g++) order &= cal_psyrk_lane_of(64 + g, 4) == at64[g];
+    for (size_t g = 0; g < 4; g++) order &= cal_psyrk_lane_of(64 + g, 3) == three[g];
     for (size_t g = 0; g < 1000; g++) order &= cal_psyrk_lane_of(g, 1) == 0 && cal_psyrk_lane_of(g, 4) < 4;
-    CHECK(order, "lanes: blocks 0-15 in lane 0, 16-31 in lanes 0 and 1 in turn, from 48 on all four");
+    CHECK(order, "lanes: blocks 0-15 in lane 0, 16-63 in lanes 0 and 1 in turn, from 64 on in all");
     const struct {
         size_t d;
         int w;
         size_t blocks;
         double least;
     } sim[] = {{2048, 2, 64, 0.9},    {2048, 4, 64, 0.9},    {4096, 2, 64, 0.9},   {4096, 16, 64, 0.9},
-               {8192, 64, 64, 0.9},   {14336, 64, 64, 0.9},  {2048, 16, 256, 0.9}, {4096, 64, 256, 0.85},
-               {3072, 32, 256, 0.85}, {5120, 64, 256, 0.85}};
+               {8192, 16, 64, 0.9},   {14336, 64, 64, 0.9},  {2048, 16, 256, 0.9}, {8192, 64, 256, 0.9}, {4096, 64, 256, 0.85},
+               {3072, 32, 256, 0.85}, {5120, 64, 256, 0.85}, {2048, 16, 64, 0.75}, {4096, 32, 64, 0.9},
+               {4096, 64, 64, 0.75}, {4096, 64, 128, 0.85}};
     for (size_t k = 0; k < sizeof sim / sizeof sim[0]; k++) {
         double u = simulate(sim[k].d, sim[k].w, sim[k].blocks);
         CHECK(u >= sim[k].least, "d = %zu, %d workers, %zu blocks: %.1f%% busy", sim[k].d, sim[k].w, sim[k].blocks,
@@ -191,13 +197,17 @@ int main(void) {
             for (size_t r = 0; r < n; r++) v += (long double)A[r * d + i] * A[r * d + j];
             ref[i * d + j] = v;
         }
-    /* 6 blocks (one lane); 42 blocks (lanes 0-2); and 25 + 17 blocks with
+    /* 6 blocks (one lane); 42 blocks (lanes 0 and 1: lane 1 transposed in
+     * C's other triangle); 111 blocks (lanes 0-3); and 67 + 44 blocks with
      * the lanes folded in between (they start again from beta = 0). */
     const struct {
         size_t block, pause;
         const char *what;
-    } cases[] = {{64, 0, "one lane"}, {8, 0, "three lanes"}, {8, 200, "three lanes, folded after 200 rows"}};
-    for (size_t c = 0; c < 3; c++) {
+    } cases[] = {{64, 0, "one lane"},
+                 {8, 0, "two lanes"},
+                 {3, 0, "four lanes"},
+                 {3, 201, "four lanes, folded after 201 rows"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double *C1 = run(A, n, d, cases[c].block, 1, cases[c].pause);
         const int th[] = {2, 3, 16};
         for (size_t k = 0; k < 3; k++) {

@@ -22,7 +22,7 @@
 #define BUSY_AIM 64         /* workers the lanes are sized to keep busy */
 #define LANES_MAX 4         /* lanes 2 and 3 take one more d x d of memory */
 #define LANE1_OPEN 16       /* the block lane 1 (in C's other triangle) opens at */
-#define PAIR_OPEN 64        /* and lanes 2 and 3 (fresh memory) */
+#define PAIR_OPEN 128       /* and lanes 2 and 3 (fresh memory) */
 
 typedef cal_psyrk_tile tile;
 

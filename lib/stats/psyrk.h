@@ -31,7 +31,7 @@
  *     next to no fresh memory, which is dear (the kernel zeroing the pages
  *     of lanes 2 and 3 was 11% of the CPU time at d = 4096 on a 2-core VM,
  *     where each fresh lane cost ~5%). Lane 1 opens at block 16 and lanes
- *     2 and 3 at block 64 (cal_psyrk_lane_of); the open lanes take the
+ *     2 and 3 at block 128 (cal_psyrk_lane_of); the open lanes take the
  *     blocks in turn. In a lane a tile takes the lane's blocks in order:
  *     its task of a block starts only once its task of the lane's previous
  *     block has ended. cal_psyrk_wait has the workers add the lanes into C,

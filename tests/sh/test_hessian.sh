@@ -147,11 +147,11 @@ done
 same "--threads 1 and 2 write the same bytes" "$T/wide1.st" "$T/wide2.st"
 same "--threads 1 and 3 write the same bytes" "$T/wide1.st" "$T/wide3.st"
 same "--threads 1 and 16 write the same bytes" "$T/wide1.st" "$T/wide16.st"
-# Blocks of 8 rows: 75 blocks, so lane 1 (in H's other triangle) opens at
-# block 16, lanes 2 and 3 at block 64, and all are added into H at the end;
+# Blocks of 4 rows: 150 blocks, so lane 1 (in H's other triangle) opens at
+# block 16, lanes 2 and 3 at block 128, and all are added into H at the end;
 # still the same bytes for any thread count.
 for n in 1 2 16; do
-  check "wide d, 75 blocks (4 lanes), --threads $n" cal-hessian --threads $n --block 8 --dtype f64 -o "$T/lanes$n.st" "$T/wide.cal"
+  check "wide d, 150 blocks (4 lanes), --threads $n" cal-hessian --threads $n --block 4 --dtype f64 -o "$T/lanes$n.st" "$T/wide.cal"
 done
 same "4 lanes: --threads 1 and 2 write the same bytes" "$T/lanes1.st" "$T/lanes2.st"
 same "4 lanes: --threads 1 and 16 write the same bytes" "$T/lanes1.st" "$T/lanes16.st"

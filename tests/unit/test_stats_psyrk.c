@@ -153,16 +153,16 @@ int main(void) {
               "d = %zu: %zu lanes keep %d workers busy (%zu, %d expected)", most[k].d, cal_psyrk_lanes(most[k].d),
               cal_psyrk_busy_threads(most[k].d), most[k].lanes, most[k].busy);
     /* Lane 1 opens at block 16 (a short input touches no more memory than
-     * C), lanes 2 and 3 at block 64; the open lanes take blocks in turn. */
+     * C), lanes 2 and 3 at block 128; the open lanes take blocks in turn. */
     int order = 1;
-    const size_t at16[] = {0, 1, 0, 1}, at64[] = {0, 1, 2, 3, 0}, three[] = {1, 2, 0, 1};
+    const size_t at16[] = {0, 1, 0, 1}, at128[] = {0, 1, 2, 3, 0}, three[] = {2, 0, 1, 2};
     for (size_t g = 0; g < 16; g++) order &= cal_psyrk_lane_of(g, 4) == 0;
     for (size_t g = 0; g < 4; g++) order &= cal_psyrk_lane_of(16 + g, 4) == at16[g];
-    for (size_t g = 0; g < 4; g++) order &= cal_psyrk_lane_of(60 + g, 4) == at16[g];
-    for (size_t g = 0; g < 5; g++) order &= cal_psyrk_lane_of(64 + g, 4) == at64[g];
-    for (size_t g = 0; g < 4; g++) order &= cal_psyrk_lane_of(64 + g, 3) == three[g];
+    for (size_t g = 0; g < 4; g++) order &= cal_psyrk_lane_of(124 + g, 4) == at16[g];
+    for (size_t g = 0; g < 5; g++) order &= cal_psyrk_lane_of(128 + g, 4) == at128[g];
+    for (size_t g = 0; g < 4; g++) order &= cal_psyrk_lane_of(128 + g, 3) == three[g];
     for (size_t g = 0; g < 1000; g++) order &= cal_psyrk_lane_of(g, 1) == 0 && cal_psyrk_lane_of(g, 4) < 4;
-    CHECK(order, "lanes: blocks 0-15 in lane 0, 16-63 in lanes 0 and 1 in turn, from 64 on in all");
+    CHECK(order, "lanes: blocks 0-15 in lane 0, 16-127 in lanes 0 and 1 in turn, from 128 on in all");
     const struct {
         size_t d;
         int w;
@@ -198,15 +198,15 @@ int main(void) {
             ref[i * d + j] = v;
         }
     /* 6 blocks (one lane); 42 blocks (lanes 0 and 1: lane 1 transposed in
-     * C's other triangle); 111 blocks (lanes 0-3); and 67 + 44 blocks with
+     * C's other triangle); 167 blocks (lanes 0-3); and 151 + 16 blocks with
      * the lanes folded in between (they start again from beta = 0). */
     const struct {
         size_t block, pause;
         const char *what;
     } cases[] = {{64, 0, "one lane"},
                  {8, 0, "two lanes"},
-                 {3, 0, "four lanes"},
-                 {3, 201, "four lanes, folded after 201 rows"}};
+                 {2, 0, "four lanes"},
+                 {2, 301, "four lanes, folded after 301 rows"}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double *C1 = run(A, n, d, cases[c].block, 1, cases[c].pause);
         const int th[] = {2, 3, 16};

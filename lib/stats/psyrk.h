@@ -18,7 +18,9 @@
  *     10-25%, 128-wide 30%), but fewer tiles are fewer chains (Scaling):
  *     so tiles widen only where 36 of them remain (d = 4096 to 8192).
  *   - Tasks. A task is one tile of one block: one BLAS call adds the
- *     block's product on the tile into a lane in place (beta = 1). A scratch
+ *     block's product on the tile into a lane in place (beta = 1; beta = 0
+ *     where a lane other than C holds nothing yet: at its first block and
+ *     after each fold, so no lane relies on zeroed memory). A scratch
  *     product added afterwards would let one tile's blocks run at the same
  *     time, but its extra pass over every tile (and the zeroing of the
  *     scratch) cost 15% of the CPU time at 512 rows per block (measured on
@@ -27,12 +29,12 @@
  *     keeps busy, below), at most 4. Lanes 2 and 3 share one more d x d
  *     matrix; lanes 1 and 3 keep their tiles transposed, in the triangle of
  *     C (lane 1) or of that matrix (lane 3) that the even lane leaves free,
- *     and their diagonal tiles in a d x 512 buffer each. So lane 1 costs
- *     next to no fresh memory, which is dear (the kernel zeroing the pages
- *     of lanes 2 and 3 was 11% of the CPU time at d = 4096 on a 2-core VM,
- *     where each fresh lane cost ~5%). Lane 1 opens at block 16 and lanes
- *     2 and 3 at block 128 (cal_psyrk_lane_of); the open lanes take the
- *     blocks in turn. In a lane a tile takes the lane's blocks in order:
+ *     and their diagonal tiles in a d x (tile width) buffer each. So lane 1
+ *     costs next to no fresh memory, which is dear (when each lane was a
+ *     matrix of its own, the kernel zeroing lanes 1-3 took 11% of the CPU
+ *     time at d = 4096 on a 2-core VM, ~5% a lane). Lane 1 opens at block
+ *     16 and lanes 2 and 3 at block 128 (cal_psyrk_lane_of); the open lanes
+ *     take the blocks in turn. In a lane a tile takes the lane's blocks in order:
  *     its task of a block starts only once its task of the lane's previous
  *     block has ended. cal_psyrk_wait has the workers add the lanes into C,
  *     tile by tile, in lane order.

@@ -8,8 +8,8 @@
 
 #include "base/buf.h"
 #include "base/err.h"
-#include "base/oshint.h"
 #include "base/num.h"
+#include "base/oshint.h"
 #include "stats/names.h"
 
 cal_result_entry *cal_result_find(cal_result *r, const char *label) {

@@ -23,6 +23,7 @@
 #define LANES_MAX 4         /* lanes 2 and 3 take one more d x d of memory */
 #define LANE1_OPEN 16       /* the block lane 1 (in C's other triangle) opens at */
 #define PAIR_OPEN 128       /* and lanes 2 and 3 (fresh memory) */
+#define NONE SIZE_MAX
 
 typedef cal_psyrk_tile tile;
 
@@ -46,6 +47,9 @@ struct cal_psyrk {
     unsigned char *taken;  /* per buffer and tile: the task has a worker */
     tile *tiles;
     size_t ntiles;
+    size_t *above, *below; /* per tile: its neighbour in its column (BLAS view), or NONE */
+    int grouping;          /* neighbours' tasks may share a call (Groups) */
+    uint64_t calls;        /* BLAS calls made */
     uint64_t *added;       /* per lane and tile: blocks added so far */
     /* Task k is tile k % ntiles of block k / ntiles; every task below
      * `next` has a worker. */
@@ -83,6 +87,62 @@ size_t cal_psyrk_tiling(size_t d, tile **out) {
     qsort(t, n, sizeof *t, by_cost);
     *out = t;
     return n;
+}
+
+/* Each off-diagonal tile's neighbours in its column of C (BLAS view): the
+ * tiles just above and below it, off the diagonal too. */
+static void neighbours(const tile *t, size_t n, size_t *above, size_t *below) {
+    for (size_t a = 0; a < n; a++) above[a] = below[a] = NONE;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            if (!is_diag(&t[a]) && !is_diag(&t[b]) && t[a].j0 == t[b].j0 && t[a].i0 + t[a].ni == t[b].i0)
+                below[a] = b, above[b] = a;
+}
+
+/* Whether this BLAS adds each element of a product the same when its tile
+ * is a call of its own or part of a group (Groups), tried on the tiling's
+ * tallest group, both ways round (even and odd lanes), into C = 1 with
+ * beta = 1: 64 rows by 32 columns, enough multiply-adds (over 10^6) that no
+ * small-matrix path is taken. `scratch` holds groups_scratch(M) doubles. */
+#define CHECK_K 64
+#define CHECK_N 32
+static size_t groups_scratch(size_t m) { return CHECK_K * (m + CHECK_N) + 2 * m * CHECK_N; }
+
+static int groups_exact(const tile *t, const size_t *above, const size_t *below, size_t ntiles, double *scratch) {
+    size_t top = NONE;
+    for (size_t u = 0; u < ntiles; u++)
+        if (below[u] != NONE && above[u] == NONE && (top == NONE || t[u].j0 > t[top].j0)) top = u;
+    if (top == NONE) return 1; /* no tile has a neighbour: nothing to group */
+    size_t m = 0, lda = 0, N = CHECK_N, K = CHECK_K;
+    for (size_t u = top; u != NONE; u = below[u]) m += t[u].ni;
+    lda = m + N;
+    double *A = scratch, *C1 = A + K * lda, *C2 = C1 + m * N;
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (size_t i = 0; i < K * lda; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        A[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+    }
+    int same = 1;
+    for (int odd = 0; odd < 2; odd++) {
+        for (size_t i = 0; i < 2 * m * N; i++) C1[i] = 1;
+        for (size_t u = top; u != NONE; u = below[u]) {
+            size_t o = t[u].i0 - t[top].i0;
+            if (odd)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)N, (int)t[u].ni, (int)K, 1.0, A + m,
+                            (int)lda, A + o, (int)lda, 1.0, C1 + o * N, (int)N);
+            else
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)t[u].ni, (int)N, (int)K, 1.0, A + o,
+                            (int)lda, A + m, (int)lda, 1.0, C1 + o, (int)m);
+        }
+        if (odd)
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)N, (int)m, (int)K, 1.0, A + m, (int)lda, A,
+                        (int)lda, 1.0, C2, (int)N);
+        else
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)m, (int)N, (int)K, 1.0, A, (int)lda, A + m,
+                        (int)lda, 1.0, C2, (int)m);
+        same &= !memcmp(C1, C2, m * N * sizeof *C1);
+    }
+    return same;
 }
 
 /* Workers one lane's chains keep busy: its work over twice the largest
@@ -124,7 +184,8 @@ size_t cal_psyrk_nbuf(int threads, size_t ntiles) {
 static double *lane_matrix(const cal_psyrk *p, size_t lane) { return lane < 2 ? p->C : p->pair; }
 
 /* Lane `lane`'s tile t += the block's product on it, in place (beta = 1),
- * or = it (beta = 0) where the lane's tile holds nothing yet. */
+ * or = it (beta = 0) where the lane's tile holds nothing yet. t may be a
+ * group: neighbours in a column, as one tile. */
 static void product(const cal_psyrk *p, const tile *t, size_t lane, double beta, const double *b, size_t rows) {
     int ld = (int)p->ld, k = (int)rows, ni = (int)t->ni, nj = (int)t->nj;
     double *m = lane_matrix(p, lane);
@@ -185,8 +246,46 @@ static uint64_t ready_task(const cal_psyrk *p) {
     return end;
 }
 
+/* Whether tile u's task of the block in `slot` can join a group now: not
+ * taken, its lane's previous block added, and the same beta. */
+static int joins(const cal_psyrk *p, size_t slot, size_t u, double beta) {
+    size_t lt = p->slot[slot].lane * p->ntiles + u;
+    return !p->taken[slot * p->ntiles + u] && p->added[lt] == p->slot[slot].seq &&
+           (p->slot[slot].lane == 0 || (p->dirty[lt] ? 1.0 : 0.0) == beta);
+}
+
+/* The most tasks one call may take: half of a worker's share of the tasks
+ * that can start now (Groups), 1 where grouping is off or the block is
+ * short. */
+static size_t group_limit(const cal_psyrk *p, size_t slot) {
+    if (!p->grouping || p->slot[slot].rows != p->block) return 1;
+    size_t ready = 0, end = p->submitted * p->ntiles;
+    for (uint64_t k = p->next; k < end; k++) {
+        size_t s = (size_t)(k / p->ntiles % p->nbuf), t = (size_t)(k % p->ntiles);
+        ready += !p->taken[s * p->ntiles + t] && p->added[p->slot[s].lane * p->ntiles + t] == p->slot[s].seq;
+    }
+    size_t most = ready / (2 * (size_t)p->nth);
+    return most ? most : 1;
+}
+
+/* Tile t's task of the block in `slot` and, as far as group_limit allows,
+ * its column neighbours' that can join (joins): their indices, top to
+ * bottom, in grp; returns the count. */
+static size_t gather(const cal_psyrk *p, size_t slot, size_t t, double beta, size_t *grp) {
+    size_t lo = t, hi = t, n = 1, most = p->above[t] == NONE && p->below[t] == NONE ? 1 : group_limit(p, slot);
+    while (n < most) {
+        if (p->above[lo] != NONE && joins(p, slot, p->above[lo], beta)) lo = p->above[lo];
+        else if (p->below[hi] != NONE && joins(p, slot, p->below[hi], beta)) hi = p->below[hi];
+        else break;
+        n++;
+    }
+    for (size_t k = 0, u = lo; k < n; k++, u = p->below[u]) grp[k] = u;
+    return n;
+}
+
 static void *worker(void *arg) {
     cal_psyrk *p = arg;
+    size_t *group = cal_xcalloc(p->ntiles, sizeof *group);
     pthread_mutex_lock(&p->mu);
     for (;;) {
         uint64_t task = 0;
@@ -209,26 +308,33 @@ static void *worker(void *arg) {
         if (task == p->submitted * p->ntiles) break;
         uint64_t gen = task / p->ntiles;
         size_t t = (size_t)(task % p->ntiles), slot = (size_t)(gen % p->nbuf), lane = p->slot[slot].lane;
-        size_t lt = lane * p->ntiles + t;
         /* C adds on; another lane starts anew (beta = 0) when it holds
          * nothing, at its first block and after each fold */
-        double beta = lane == 0 || p->dirty[lt] ? 1.0 : 0.0;
-        p->taken[slot * p->ntiles + t] = 1;
+        double beta = lane == 0 || p->dirty[lane * p->ntiles + t] ? 1.0 : 0.0;
+        size_t n = gather(p, slot, t, beta, group);
+        tile g = p->tiles[group[0]];
+        for (size_t k = 0; k < n; k++) p->taken[slot * p->ntiles + group[k]] = 1;
+        for (size_t k = 1; k < n; k++) g.ni += p->tiles[group[k]].ni;
         while (p->next < p->submitted * p->ntiles &&
                p->taken[(size_t)(p->next / p->ntiles % p->nbuf) * p->ntiles + (size_t)(p->next % p->ntiles)])
             p->next++;
         p->busy++;
+        p->calls++;
         pthread_mutex_unlock(&p->mu);
-        product(p, &p->tiles[t], lane, beta, p->slot[slot].buf, p->slot[slot].rows);
+        product(p, &g, lane, beta, p->slot[slot].buf, p->slot[slot].rows);
         pthread_mutex_lock(&p->mu);
         p->busy--;
-        p->dirty[lt] = 1;
-        p->added[lt]++;
-        p->finished++;
-        if (--p->slot[slot].left == 0) pthread_cond_broadcast(&p->done); /* the buffer is free */
+        for (size_t k = 0; k < n; k++) {
+            size_t lt = lane * p->ntiles + group[k];
+            p->dirty[lt] = 1;
+            p->added[lt]++;
+        }
+        p->finished += n;
+        if ((p->slot[slot].left -= n) == 0) pthread_cond_broadcast(&p->done); /* the buffer is free */
         if (p->finished == p->submitted * p->ntiles || p->aborting) pthread_cond_broadcast(&p->done);
-        pthread_cond_broadcast(&p->work); /* the tile's next block can start */
+        pthread_cond_broadcast(&p->work); /* the tiles' next block can start */
     }
+    free(group);
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
@@ -257,6 +363,22 @@ size_t cal_psyrk_ld(size_t d) {
     return ld % 512 ? ld : ld + 8;
 }
 
+/* groups_exact, once per width (accumulators are made by one thread). Its
+ * scratch is the first block's buffer where that is large enough, which
+ * the producer fills next anyway: no more fresh memory. */
+static int may_group(cal_psyrk *p) {
+    static size_t known_d;
+    static int known;
+    if (known_d == p->d) return known;
+    size_t need = groups_scratch(p->d), have = p->block * p->ld;
+    double *s = need <= have ? cal_psyrk_block(p) : cal_xcalloc(need, sizeof *s);
+    known = groups_exact(p->tiles, p->above, p->below, p->ntiles, s);
+    known_d = p->d;
+    if (need > have) free(s);
+    return known;
+}
+static size_t diag_size(const cal_psyrk *p) { return p->wmax * p->ld * sizeof(double); }
+
 cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     cal_psyrk *p = cal_xcalloc(1, sizeof *p);
     p->d = d;
@@ -264,6 +386,9 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     p->C = C;
     p->ld = cal_psyrk_ld(d);
     p->ntiles = cal_psyrk_tiling(d, &p->tiles);
+    p->above = cal_xcalloc(p->ntiles, sizeof *p->above);
+    p->below = cal_xcalloc(p->ntiles, sizeof *p->below);
+    neighbours(p->tiles, p->ntiles, p->above, p->below);
     p->lanes = cal_psyrk_lanes(d);
     for (size_t i = 0; i < p->ntiles; i++)
         if (p->tiles[i].ni > p->wmax) p->wmax = p->tiles[i].ni;
@@ -285,6 +410,7 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
         saved_threads = openblas_get_num_threads();
         cal_blas_threads(1);
     }
+    p->grouping = may_group(p);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -297,7 +423,6 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
 }
 
 static size_t pair_size(const cal_psyrk *p) { return p->d * p->ld * sizeof(double); }
-static size_t diag_size(const cal_psyrk *p) { return p->wmax * p->ld * sizeof(double); }
 
 double *cal_psyrk_block(cal_psyrk *p) {
     size_t slot = (size_t)(p->submitted % p->nbuf), size = p->block * p->ld * sizeof(double);
@@ -309,6 +434,19 @@ double *cal_psyrk_block(cal_psyrk *p) {
 }
 
 int cal_psyrk_threads(const cal_psyrk *p) { return p->nth; }
+
+void cal_psyrk_ungrouped(cal_psyrk *p) {
+    pthread_mutex_lock(&p->mu);
+    p->grouping = 0;
+    pthread_mutex_unlock(&p->mu);
+}
+
+uint64_t cal_psyrk_calls(cal_psyrk *p) {
+    pthread_mutex_lock(&p->mu);
+    uint64_t n = p->calls;
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
 
 void cal_psyrk_submit(cal_psyrk *p, size_t rows) {
     if (!rows) return;
@@ -379,6 +517,8 @@ void cal_psyrk_free(cal_psyrk *p) {
     free(p->slot);
     free(p->taken);
     free(p->tiles);
+    free(p->above);
+    free(p->below);
     free(p->added);
     free(p->th);
     free(p);

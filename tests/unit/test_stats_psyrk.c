@@ -87,13 +87,18 @@ static double simulate(size_t d, int workers, size_t blocks) {
 }
 
 /* C += A^T A through psyrk with `threads` workers; A is n x d row-major.
- * With `pause` > 0, waits (the lanes folded into C) after that many rows. */
-static double *run(const double *A, size_t n, size_t d, size_t block, int threads, size_t pause) {
+ * With `pause` > 0, waits (the lanes folded into C) after that many rows.
+ * `grouped` 0: one BLAS call per task. *calls: the BLAS calls made. */
+static double *run(const double *A, size_t n, size_t d, size_t block, int threads, size_t pause, int grouped,
+                   uint64_t *calls) {
     double *C = calloc(d * cal_psyrk_ld(d), sizeof *C);
     cal_psyrk *p = cal_psyrk_new(d, block, threads, C);
+    if (!grouped) cal_psyrk_ungrouped(p);
     cal_psyrk_add_rows(p, A, pause);
     if (pause) cal_psyrk_wait(p);
     cal_psyrk_add_rows(p, A + pause * d, n - pause);
+    cal_psyrk_wait(p);
+    *calls = cal_psyrk_calls(p);
     cal_psyrk_free(p);
     return C;
 }
@@ -181,8 +186,10 @@ int main(void) {
     CHECK(u64 <= 36.0 / 64 + 1e-9, "d = 4096, 64 workers, 16 blocks (one lane): at most 36 chains busy (%.1f%%)",
           100 * u64);
 
-    /* Real runs: the same bits for any thread count, and H = A^T A. */
-    size_t n = 333, d = 1100;
+    /* Real runs: the same bits for any thread count and with neighbours'
+     * tasks in one call or not, and H = A^T A. d = 1300: 3 panels, so
+     * column 2's two tiles above the diagonal can share a call. */
+    size_t n = 333, d = 1300;
     double *A = malloc(n * d * sizeof *A);
     uint64_t s = 88172645463325252ull;
     for (size_t i = 0; i < n * d; i++) {
@@ -199,7 +206,8 @@ int main(void) {
         }
     /* 6 blocks (one lane); 42 blocks (lanes 0 and 1: lane 1 transposed in
      * C's other triangle); 167 blocks (lanes 0-3); and 151 + 16 blocks with
-     * the lanes folded in between (they start again from beta = 0). */
+     * the lanes folded in between (they start again from beta = 0). One
+     * worker always groups: it has every task that can start. */
     const struct {
         size_t block, pause;
         const char *what;
@@ -208,10 +216,18 @@ int main(void) {
                  {2, 0, "four lanes"},
                  {2, 301, "four lanes, folded after 301 rows"}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        double *C1 = run(A, n, d, cases[c].block, 1, cases[c].pause);
+        size_t blocks = (cases[c].pause + cases[c].block - 1) / cases[c].block +
+                        (n - cases[c].pause + cases[c].block - 1) / cases[c].block;
+        uint64_t calls, ucalls;
+        double *C1 = run(A, n, d, cases[c].block, 1, cases[c].pause, 1, &calls);
+        double *U = run(A, n, d, cases[c].block, 1, cases[c].pause, 0, &ucalls);
+        CHECK(ucalls == 6 * blocks && calls < ucalls && !memcmp(U, C1, d * ld * sizeof *U),
+              "%s: grouped (%llu calls) and one call a task (%llu) give the same bits", cases[c].what,
+              (unsigned long long)calls, (unsigned long long)ucalls);
+        free(U);
         const int th[] = {2, 3, 16};
         for (size_t k = 0; k < 3; k++) {
-            double *C = run(A, n, d, cases[c].block, th[k], cases[c].pause);
+            double *C = run(A, n, d, cases[c].block, th[k], cases[c].pause, 1, &calls);
             CHECK(!memcmp(C, C1, d * ld * sizeof *C), "%s: %d threads give the same bits as 1 thread", cases[c].what,
                   th[k]);
             free(C);

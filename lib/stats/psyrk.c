@@ -47,7 +47,7 @@ struct cal_psyrk {
     unsigned char *taken;  /* per buffer and tile: the task has a worker */
     tile *tiles;
     size_t ntiles;
-    size_t *above, *below; /* per tile: its neighbour in its column (BLAS view), or NONE */
+    size_t *before[2], *after[2]; /* per tile: the neighbours an even [0] or odd [1] lane's group joins (Groups) */
     int grouping;          /* neighbours' tasks may share a call (Groups) */
     uint64_t calls;        /* BLAS calls made */
     uint64_t *added;       /* per lane and tile: blocks added so far */
@@ -89,57 +89,61 @@ size_t cal_psyrk_tiling(size_t d, tile **out) {
     return n;
 }
 
-/* Each off-diagonal tile's neighbours in its column of C (BLAS view): the
- * tiles just above and below it, off the diagonal too. */
-static void neighbours(const tile *t, size_t n, size_t *above, size_t *below) {
-    for (size_t a = 0; a < n; a++) above[a] = below[a] = NONE;
+/* The neighbours an off-diagonal tile's group may join (Groups), off the
+ * diagonal too: for even lanes the tiles just above and below it in its
+ * column of C (BLAS view), for odd lanes, which keep tiles transposed, the
+ * tiles left and right of it in its row. Either way a group is one call
+ * whose first dimension (M) grows: the operand the BLAS packs cheaply (in
+ * the other dimension, packing the group cost as much as calls of their
+ * own, measured on a 2-core VM). */
+static void neighbours(const tile *t, size_t n, int odd, size_t *prev, size_t *next) {
+    for (size_t a = 0; a < n; a++) prev[a] = next[a] = NONE;
     for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++)
-            if (!is_diag(&t[a]) && !is_diag(&t[b]) && t[a].j0 == t[b].j0 && t[a].i0 + t[a].ni == t[b].i0)
-                below[a] = b, above[b] = a;
+        for (size_t b = 0; b < n; b++) {
+            if (is_diag(&t[a]) || is_diag(&t[b])) continue;
+            if (odd ? t[a].i0 == t[b].i0 && t[a].j0 + t[a].nj == t[b].j0
+                    : t[a].j0 == t[b].j0 && t[a].i0 + t[a].ni == t[b].i0)
+                next[a] = b, prev[b] = a;
+        }
 }
+
+/* A tile's extent along a group of its lane's parity: rows (even), columns (odd). */
+static size_t extent(const tile *t, int odd) { return odd ? t->nj : t->ni; }
 
 /* Whether this BLAS adds each element of a product the same when its tile
  * is a call of its own or part of a group (Groups), tried on the tiling's
- * tallest group, both ways round (even and odd lanes), into C = 1 with
- * beta = 1: 64 rows by 32 columns, enough multiply-adds (over 10^6) that no
- * small-matrix path is taken. `scratch` holds groups_scratch(M) doubles. */
+ * longest group of each parity, into C = 1 with beta = 1: 64 rows by 32
+ * columns, enough multiply-adds (over 10^6) that no small-matrix path is
+ * taken. `scratch` holds groups_scratch(d) doubles. */
 #define CHECK_K 64
 #define CHECK_N 32
-static size_t groups_scratch(size_t m) { return CHECK_K * (m + CHECK_N) + 2 * m * CHECK_N; }
+static size_t groups_scratch(size_t d) { return CHECK_K * (d + CHECK_N) + 2 * d * CHECK_N; }
 
-static int groups_exact(const tile *t, const size_t *above, const size_t *below, size_t ntiles, double *scratch) {
-    size_t top = NONE;
-    for (size_t u = 0; u < ntiles; u++)
-        if (below[u] != NONE && above[u] == NONE && (top == NONE || t[u].j0 > t[top].j0)) top = u;
-    if (top == NONE) return 1; /* no tile has a neighbour: nothing to group */
-    size_t m = 0, lda = 0, N = CHECK_N, K = CHECK_K;
-    for (size_t u = top; u != NONE; u = below[u]) m += t[u].ni;
-    lda = m + N;
-    double *A = scratch, *C1 = A + K * lda, *C2 = C1 + m * N;
-    uint64_t x = 0x9E3779B97F4A7C15u;
-    for (size_t i = 0; i < K * lda; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        A[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
-    }
+static int groups_exact(const tile *t, size_t *const prev[2], size_t *const next[2], size_t ntiles, double *scratch) {
     int same = 1;
     for (int odd = 0; odd < 2; odd++) {
-        for (size_t i = 0; i < 2 * m * N; i++) C1[i] = 1;
-        for (size_t u = top; u != NONE; u = below[u]) {
-            size_t o = t[u].i0 - t[top].i0;
-            if (odd)
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)N, (int)t[u].ni, (int)K, 1.0, A + m,
-                            (int)lda, A + o, (int)lda, 1.0, C1 + o * N, (int)N);
-            else
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)t[u].ni, (int)N, (int)K, 1.0, A + o,
-                            (int)lda, A + m, (int)lda, 1.0, C1 + o, (int)m);
+        size_t first = NONE, most = 0;
+        for (size_t u = 0; u < ntiles; u++) {
+            size_t n = 0;
+            for (size_t v = u; prev[odd][u] == NONE && v != NONE; v = next[odd][v]) n++;
+            if (n > 1 && n > most) first = u, most = n;
         }
-        if (odd)
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)N, (int)m, (int)K, 1.0, A + m, (int)lda, A,
-                        (int)lda, 1.0, C2, (int)N);
-        else
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)m, (int)N, (int)K, 1.0, A, (int)lda, A + m,
-                        (int)lda, 1.0, C2, (int)m);
+        if (first == NONE) continue; /* no tile has a neighbour: nothing to group */
+        size_t m = 0, N = CHECK_N, K = CHECK_K;
+        for (size_t u = first; u != NONE; u = next[odd][u]) m += extent(&t[u], odd);
+        size_t lda = m + N;
+        double *A = scratch, *C1 = A + K * lda, *C2 = C1 + m * N;
+        uint64_t x = 0x9E3779B97F4A7C15u;
+        for (size_t i = 0; i < K * lda; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            A[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+        }
+        for (size_t i = 0; i < 2 * m * N; i++) C1[i] = 1;
+        for (size_t u = first, o = 0; u != NONE; o += extent(&t[u], odd), u = next[odd][u])
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)extent(&t[u], odd), (int)N, (int)K, 1.0, A + o,
+                        (int)lda, A + m, (int)lda, 1.0, C1 + o, (int)m);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)m, (int)N, (int)K, 1.0, A, (int)lda, A + m,
+                    (int)lda, 1.0, C2, (int)m);
         same &= !memcmp(C1, C2, m * N * sizeof *C1);
     }
     return same;
@@ -185,7 +189,7 @@ static double *lane_matrix(const cal_psyrk *p, size_t lane) { return lane < 2 ? 
 
 /* Lane `lane`'s tile t += the block's product on it, in place (beta = 1),
  * or = it (beta = 0) where the lane's tile holds nothing yet. t may be a
- * group: neighbours in a column, as one tile. */
+ * group: neighbours (in a column, or in a row for an odd lane), as one tile. */
 static void product(const cal_psyrk *p, const tile *t, size_t lane, double beta, const double *b, size_t rows) {
     int ld = (int)p->ld, k = (int)rows, ni = (int)t->ni, nj = (int)t->nj;
     double *m = lane_matrix(p, lane);
@@ -269,17 +273,18 @@ static size_t group_limit(const cal_psyrk *p, size_t slot) {
 }
 
 /* Tile t's task of the block in `slot` and, as far as group_limit allows,
- * its column neighbours' that can join (joins): their indices, top to
- * bottom, in grp; returns the count. */
+ * its neighbours' (neighbours()) that can join (joins): their indices in
+ * grp, in the order they lie in memory; returns the count. */
 static size_t gather(const cal_psyrk *p, size_t slot, size_t t, double beta, size_t *grp) {
-    size_t lo = t, hi = t, n = 1, most = p->above[t] == NONE && p->below[t] == NONE ? 1 : group_limit(p, slot);
+    const size_t *prev = p->before[p->slot[slot].lane & 1], *next = p->after[p->slot[slot].lane & 1];
+    size_t lo = t, hi = t, n = 1, most = prev[t] == NONE && next[t] == NONE ? 1 : group_limit(p, slot);
     while (n < most) {
-        if (p->above[lo] != NONE && joins(p, slot, p->above[lo], beta)) lo = p->above[lo];
-        else if (p->below[hi] != NONE && joins(p, slot, p->below[hi], beta)) hi = p->below[hi];
+        if (prev[lo] != NONE && joins(p, slot, prev[lo], beta)) lo = prev[lo];
+        else if (next[hi] != NONE && joins(p, slot, next[hi], beta)) hi = next[hi];
         else break;
         n++;
     }
-    for (size_t k = 0, u = lo; k < n; k++, u = p->below[u]) grp[k] = u;
+    for (size_t k = 0, u = lo; k < n; k++, u = next[u]) grp[k] = u;
     return n;
 }
 
@@ -314,7 +319,7 @@ static void *worker(void *arg) {
         size_t n = gather(p, slot, t, beta, group);
         tile g = p->tiles[group[0]];
         for (size_t k = 0; k < n; k++) p->taken[slot * p->ntiles + group[k]] = 1;
-        for (size_t k = 1; k < n; k++) g.ni += p->tiles[group[k]].ni;
+        for (size_t k = 1; k < n; k++) *(lane & 1 ? &g.nj : &g.ni) += extent(&p->tiles[group[k]], lane & 1);
         while (p->next < p->submitted * p->ntiles &&
                p->taken[(size_t)(p->next / p->ntiles % p->nbuf) * p->ntiles + (size_t)(p->next % p->ntiles)])
             p->next++;
@@ -372,7 +377,7 @@ static int may_group(cal_psyrk *p) {
     if (known_d == p->d) return known;
     size_t need = groups_scratch(p->d), have = p->block * p->ld;
     double *s = need <= have ? cal_psyrk_block(p) : cal_xcalloc(need, sizeof *s);
-    known = groups_exact(p->tiles, p->above, p->below, p->ntiles, s);
+    known = groups_exact(p->tiles, p->before, p->after, p->ntiles, s);
     known_d = p->d;
     if (need > have) free(s);
     return known;
@@ -386,9 +391,11 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     p->C = C;
     p->ld = cal_psyrk_ld(d);
     p->ntiles = cal_psyrk_tiling(d, &p->tiles);
-    p->above = cal_xcalloc(p->ntiles, sizeof *p->above);
-    p->below = cal_xcalloc(p->ntiles, sizeof *p->below);
-    neighbours(p->tiles, p->ntiles, p->above, p->below);
+    for (int odd = 0; odd < 2; odd++) {
+        p->before[odd] = cal_xcalloc(p->ntiles, sizeof *p->before[odd]);
+        p->after[odd] = cal_xcalloc(p->ntiles, sizeof *p->after[odd]);
+        neighbours(p->tiles, p->ntiles, odd, p->before[odd], p->after[odd]);
+    }
     p->lanes = cal_psyrk_lanes(d);
     for (size_t i = 0; i < p->ntiles; i++)
         if (p->tiles[i].ni > p->wmax) p->wmax = p->tiles[i].ni;
@@ -517,8 +524,7 @@ void cal_psyrk_free(cal_psyrk *p) {
     free(p->slot);
     free(p->taken);
     free(p->tiles);
-    free(p->above);
-    free(p->below);
+    for (int odd = 0; odd < 2; odd++) free(p->before[odd]), free(p->after[odd]);
     free(p->added);
     free(p->th);
     free(p);

@@ -42,13 +42,15 @@
  *     block, largest tile first), whose tile is done with the lane's
  *     previous block; so a worker never waits while another tile has work.
  *   - Groups. A worker that takes a tile's task also takes, in the same
- *     call, the tasks of the same block on its neighbours in its column of
- *     C (BLAS view: the tiles above and below it, off the diagonal) that
- *     can start too, up to half of a worker's share of the tasks that can
- *     start now (a whole column at 2 workers, seldom two tiles at 16). One
- *     call packs the column's panel once instead of once a tile: 10-15%
- *     less CPU time on one thread at d = 4096 on a 2-core VM. Only full
- *     blocks group.
+ *     call, the tasks of the same block on the tile's neighbours that can
+ *     start too: off the diagonal, above and below it in its column of C
+ *     (BLAS view) in even lanes, left and right of it in its row in odd
+ *     lanes (which keep tiles transposed), so that the call grows along the
+ *     operand the BLAS packs cheaply. It takes up to half of a worker's
+ *     share of the tasks that can start now (a whole column or row at 2
+ *     workers, seldom two tiles at 16). One call packs the shared panel
+ *     once instead of once a tile: 7-15% less CPU time on one thread at
+ *     d = 4096 on a 2-core VM. Only full blocks group.
  *   - Blocks in flight. The producer fills one block while up to NBUF - 1
  *     wait for or are in the workers' hands (a tile may run blocks ahead of
  *     another); NBUF (3 to 16) is chosen from the thread count so that
@@ -72,8 +74,8 @@
  *     threads. That a group adds each element as its tile's own call would
  *     holds for OpenBLAS's kernels (each element is one chain of fused
  *     multiply-adds over the rows, whichever register block holds it), and
- *     cal_psyrk_new checks it on the tiling's tallest group, both ways
- *     round, with the kernels in use: where it fails, every task is a call
+ *     cal_psyrk_new checks it on the tiling's longest group of each
+ *     kind, with the kernels in use: where it fails, every task is a call
  *     of its own.
  *
  *     size_t ld = cal_psyrk_ld(d);

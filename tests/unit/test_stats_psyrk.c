@@ -188,7 +188,8 @@ int main(void) {
 
     /* Real runs: the same bits for any thread count and with neighbours'
      * tasks in one call or not, and H = A^T A. d = 1300: 3 panels, so
-     * column 2's two tiles above the diagonal can share a call. */
+     * column 2's two tiles above the diagonal (even lanes) and row 0's two
+     * (odd lanes) can share a call. */
     size_t n = 333, d = 1300;
     double *A = malloc(n * d * sizeof *A);
     uint64_t s = 88172645463325252ull;

@@ -9,6 +9,7 @@
 #include <cblas.h>
 
 #include "stats/psyrk.h"
+#include "stats/groups.h"
 #include "stats/blas.h"
 
 #include "base/err.h"
@@ -23,7 +24,6 @@
 #define LANES_MAX 4         /* lanes 2 and 3 take one more d x d of memory */
 #define LANE1_OPEN 16       /* the block lane 1 (in C's other triangle) opens at */
 #define PAIR_OPEN 128       /* and lanes 2 and 3 (fresh memory) */
-#define NONE SIZE_MAX
 
 typedef cal_psyrk_tile tile;
 
@@ -87,66 +87,6 @@ size_t cal_psyrk_tiling(size_t d, tile **out) {
     qsort(t, n, sizeof *t, by_cost);
     *out = t;
     return n;
-}
-
-/* The neighbours an off-diagonal tile's group may join (Groups), off the
- * diagonal too: for even lanes the tiles just above and below it in its
- * column of C (BLAS view), for odd lanes, which keep tiles transposed, the
- * tiles left and right of it in its row. Either way a group is one call
- * whose first dimension (M) grows: the operand the BLAS packs cheaply (in
- * the other dimension, packing the group cost as much as calls of their
- * own, measured on a 2-core VM). */
-static void neighbours(const tile *t, size_t n, int odd, size_t *prev, size_t *next) {
-    for (size_t a = 0; a < n; a++) prev[a] = next[a] = NONE;
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++) {
-            if (is_diag(&t[a]) || is_diag(&t[b])) continue;
-            if (odd ? t[a].i0 == t[b].i0 && t[a].j0 + t[a].nj == t[b].j0
-                    : t[a].j0 == t[b].j0 && t[a].i0 + t[a].ni == t[b].i0)
-                next[a] = b, prev[b] = a;
-        }
-}
-
-/* A tile's extent along a group of its lane's parity: rows (even), columns (odd). */
-static size_t extent(const tile *t, int odd) { return odd ? t->nj : t->ni; }
-
-/* Whether this BLAS adds each element of a product the same when its tile
- * is a call of its own or part of a group (Groups), tried on the tiling's
- * longest group of each parity, into C = 1 with beta = 1: 64 rows by 32
- * columns, enough multiply-adds (over 10^6) that no small-matrix path is
- * taken. `scratch` holds groups_scratch(d) doubles. */
-#define CHECK_K 64
-#define CHECK_N 32
-static size_t groups_scratch(size_t d) { return CHECK_K * (d + CHECK_N) + 2 * d * CHECK_N; }
-
-static int groups_exact(const tile *t, size_t *const prev[2], size_t *const next[2], size_t ntiles, double *scratch) {
-    int same = 1;
-    for (int odd = 0; odd < 2; odd++) {
-        size_t first = NONE, most = 0;
-        for (size_t u = 0; u < ntiles; u++) {
-            size_t n = 0;
-            for (size_t v = u; prev[odd][u] == NONE && v != NONE; v = next[odd][v]) n++;
-            if (n > 1 && n > most) first = u, most = n;
-        }
-        if (first == NONE) continue; /* no tile has a neighbour: nothing to group */
-        size_t m = 0, N = CHECK_N, K = CHECK_K;
-        for (size_t u = first; u != NONE; u = next[odd][u]) m += extent(&t[u], odd);
-        size_t lda = m + N;
-        double *A = scratch, *C1 = A + K * lda, *C2 = C1 + m * N;
-        uint64_t x = 0x9E3779B97F4A7C15u;
-        for (size_t i = 0; i < K * lda; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            A[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
-        }
-        for (size_t i = 0; i < 2 * m * N; i++) C1[i] = 1;
-        for (size_t u = first, o = 0; u != NONE; o += extent(&t[u], odd), u = next[odd][u])
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)extent(&t[u], odd), (int)N, (int)K, 1.0, A + o,
-                        (int)lda, A + m, (int)lda, 1.0, C1 + o, (int)m);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)m, (int)N, (int)K, 1.0, A, (int)lda, A + m,
-                    (int)lda, 1.0, C2, (int)m);
-        same &= !memcmp(C1, C2, m * N * sizeof *C1);
-    }
-    return same;
 }
 
 /* Workers one lane's chains keep busy: its work over twice the largest
@@ -273,14 +213,14 @@ static size_t group_limit(const cal_psyrk *p, size_t slot) {
 }
 
 /* Tile t's task of the block in `slot` and, as far as group_limit allows,
- * its neighbours' (neighbours()) that can join (joins): their indices in
+ * its neighbours' (cal_group_neighbours) that can join (joins): their indices in
  * grp, in the order they lie in memory; returns the count. */
 static size_t gather(const cal_psyrk *p, size_t slot, size_t t, double beta, size_t *grp) {
     const size_t *prev = p->before[p->slot[slot].lane & 1], *next = p->after[p->slot[slot].lane & 1];
-    size_t lo = t, hi = t, n = 1, most = prev[t] == NONE && next[t] == NONE ? 1 : group_limit(p, slot);
+    size_t lo = t, hi = t, n = 1, most = prev[t] == CAL_GROUP_NONE && next[t] == CAL_GROUP_NONE ? 1 : group_limit(p, slot);
     while (n < most) {
-        if (prev[lo] != NONE && joins(p, slot, prev[lo], beta)) lo = prev[lo];
-        else if (next[hi] != NONE && joins(p, slot, next[hi], beta)) hi = next[hi];
+        if (prev[lo] != CAL_GROUP_NONE && joins(p, slot, prev[lo], beta)) lo = prev[lo];
+        else if (next[hi] != CAL_GROUP_NONE && joins(p, slot, next[hi], beta)) hi = next[hi];
         else break;
         n++;
     }
@@ -319,7 +259,7 @@ static void *worker(void *arg) {
         size_t n = gather(p, slot, t, beta, group);
         tile g = p->tiles[group[0]];
         for (size_t k = 0; k < n; k++) p->taken[slot * p->ntiles + group[k]] = 1;
-        for (size_t k = 1; k < n; k++) *(lane & 1 ? &g.nj : &g.ni) += extent(&p->tiles[group[k]], lane & 1);
+        for (size_t k = 1; k < n; k++) *(lane & 1 ? &g.nj : &g.ni) += cal_group_extent(&p->tiles[group[k]], lane & 1);
         while (p->next < p->submitted * p->ntiles &&
                p->taken[(size_t)(p->next / p->ntiles % p->nbuf) * p->ntiles + (size_t)(p->next % p->ntiles)])
             p->next++;
@@ -368,21 +308,20 @@ size_t cal_psyrk_ld(size_t d) {
     return ld % 512 ? ld : ld + 8;
 }
 
-/* groups_exact, once per width (accumulators are made by one thread). Its
+/* cal_groups_exact, once per width (accumulators are made by one thread). Its
  * scratch is the first block's buffer where that is large enough, which
  * the producer fills next anyway: no more fresh memory. */
 static int may_group(cal_psyrk *p) {
     static size_t known_d;
     static int known;
     if (known_d == p->d) return known;
-    size_t need = groups_scratch(p->d), have = p->block * p->ld;
+    size_t need = cal_groups_scratch(p->d), have = p->block * p->ld;
     double *s = need <= have ? cal_psyrk_block(p) : cal_xcalloc(need, sizeof *s);
-    known = groups_exact(p->tiles, p->before, p->after, p->ntiles, s);
+    known = cal_groups_exact(p->tiles, p->before, p->after, p->ntiles, s);
     known_d = p->d;
     if (need > have) free(s);
     return known;
 }
-static size_t diag_size(const cal_psyrk *p) { return p->wmax * p->ld * sizeof(double); }
 
 cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     cal_psyrk *p = cal_xcalloc(1, sizeof *p);
@@ -394,7 +333,7 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     for (int odd = 0; odd < 2; odd++) {
         p->before[odd] = cal_xcalloc(p->ntiles, sizeof *p->before[odd]);
         p->after[odd] = cal_xcalloc(p->ntiles, sizeof *p->after[odd]);
-        neighbours(p->tiles, p->ntiles, odd, p->before[odd], p->after[odd]);
+        cal_group_neighbours(p->tiles, p->ntiles, odd, p->before[odd], p->after[odd]);
     }
     p->lanes = cal_psyrk_lanes(d);
     for (size_t i = 0; i < p->ntiles; i++)
@@ -430,6 +369,7 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
 }
 
 static size_t pair_size(const cal_psyrk *p) { return p->d * p->ld * sizeof(double); }
+static size_t diag_size(const cal_psyrk *p) { return p->wmax * p->ld * sizeof(double); }
 
 double *cal_psyrk_block(cal_psyrk *p) {
     size_t slot = (size_t)(p->submitted % p->nbuf), size = p->block * p->ld * sizeof(double);

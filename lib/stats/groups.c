@@ -24,6 +24,18 @@ void cal_group_neighbours(const cal_psyrk_tile *t, size_t n, int odd, size_t *pr
         }
 }
 
+size_t cal_group_longest(const size_t *prev, const size_t *next, size_t n, size_t *first) {
+    size_t most = 1;
+    *first = CAL_GROUP_NONE;
+    for (size_t u = 0; u < n; u++) {
+        if (prev[u] != CAL_GROUP_NONE) continue; /* not the start of a run */
+        size_t len = 0;
+        for (size_t v = u; v != CAL_GROUP_NONE; v = next[v]) len++;
+        if (len > most) *first = u, most = len;
+    }
+    return most;
+}
+
 /* Whether this BLAS adds each element of a product the same when its tile
  * is a call of its own or part of a group (Groups), tried on the tiling's
  * longest group of each parity, into C = 1 with beta = 1: 64 rows by 32
@@ -37,12 +49,8 @@ int cal_groups_exact(const cal_psyrk_tile *t, size_t *const prev[2], size_t *con
                      double *scratch) {
     int same = 1;
     for (int odd = 0; odd < 2; odd++) {
-        size_t first = CAL_GROUP_NONE, most = 0;
-        for (size_t u = 0; u < ntiles; u++) {
-            size_t n = 0;
-            for (size_t v = u; prev[odd][u] == CAL_GROUP_NONE && v != CAL_GROUP_NONE; v = next[odd][v]) n++;
-            if (n > 1 && n > most) first = u, most = n;
-        }
+        size_t first;
+        cal_group_longest(prev[odd], next[odd], ntiles, &first);
         if (first == CAL_GROUP_NONE) continue; /* no tile has a neighbour: nothing to group */
         size_t m = 0, N = CHECK_N, K = CHECK_K;
         for (size_t u = first; u != CAL_GROUP_NONE; u = next[odd][u]) m += cal_group_extent(&t[u], odd);
@@ -55,8 +63,8 @@ int cal_groups_exact(const cal_psyrk_tile *t, size_t *const prev[2], size_t *con
         }
         for (size_t i = 0; i < 2 * m * N; i++) C1[i] = 1;
         for (size_t u = first, o = 0; u != CAL_GROUP_NONE; o += cal_group_extent(&t[u], odd), u = next[odd][u])
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)cal_group_extent(&t[u], odd), (int)N, (int)K, 1.0, A + o,
-                        (int)lda, A + m, (int)lda, 1.0, C1 + o, (int)m);
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)cal_group_extent(&t[u], odd), (int)N, (int)K,
+                        1.0, A + o, (int)lda, A + m, (int)lda, 1.0, C1 + o, (int)m);
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)m, (int)N, (int)K, 1.0, A, (int)lda, A + m,
                     (int)lda, 1.0, C2, (int)m);
         same &= !memcmp(C1, C2, m * N * sizeof *C1);

@@ -23,6 +23,11 @@ void cal_group_neighbours(const cal_psyrk_tile *t, size_t n, int odd, size_t *pr
 /* A tile's extent along a group: rows in even lanes, columns in odd. */
 static inline size_t cal_group_extent(const cal_psyrk_tile *t, int odd) { return odd ? t->nj : t->ni; }
 
+/* The longest run of neighbours in prev and next (of one parity): its
+ * length (1 where no tile has a neighbour), and its first tile in *first
+ * (CAL_GROUP_NONE where none). */
+size_t cal_group_longest(const size_t *prev, const size_t *next, size_t n, size_t *first);
+
 /* Doubles of scratch cal_groups_exact needs for width d. */
 size_t cal_groups_scratch(size_t d);
 

@@ -49,6 +49,7 @@ struct cal_psyrk {
     size_t ntiles;
     size_t *before[2], *after[2]; /* per tile: the neighbours an even [0] or odd [1] lane's group joins (Groups) */
     int grouping;          /* neighbours' tasks may share a call (Groups) */
+    size_t longest;        /* the most tasks a group can hold */
     uint64_t calls;        /* BLAS calls made */
     uint64_t *added;       /* per lane and tile: blocks added so far */
     /* Task k is tile k % ntiles of block k / ntiles; every task below
@@ -202,13 +203,16 @@ static int joins(const cal_psyrk *p, size_t slot, size_t u, double beta) {
  * that can start now (Groups), 1 where grouping is off or the block is
  * short. */
 static size_t group_limit(const cal_psyrk *p, size_t slot) {
-    if (!p->grouping || p->slot[slot].rows != p->block) return 1;
-    size_t ready = 0, end = p->submitted * p->ntiles;
-    for (uint64_t k = p->next; k < end; k++) {
+    size_t nth = (size_t)p->nth, end = p->submitted * p->ntiles, ready = 0;
+    /* a limit of 2 takes 4 ready tasks a worker: without that many tasks
+     * left at all, or past enough for the longest group, stop counting
+     * (this runs under the lock, for every task with a neighbour) */
+    if (!p->grouping || p->slot[slot].rows != p->block || end - p->next < 4 * nth) return 1;
+    for (uint64_t k = p->next; k < end && ready < 2 * nth * p->longest; k++) {
         size_t s = (size_t)(k / p->ntiles % p->nbuf), t = (size_t)(k % p->ntiles);
         ready += !p->taken[s * p->ntiles + t] && p->added[p->slot[s].lane * p->ntiles + t] == p->slot[s].seq;
     }
-    size_t most = ready / (2 * (size_t)p->nth);
+    size_t most = ready / (2 * nth);
     return most ? most : 1;
 }
 
@@ -217,7 +221,8 @@ static size_t group_limit(const cal_psyrk *p, size_t slot) {
  * grp, in the order they lie in memory; returns the count. */
 static size_t gather(const cal_psyrk *p, size_t slot, size_t t, double beta, size_t *grp) {
     const size_t *prev = p->before[p->slot[slot].lane & 1], *next = p->after[p->slot[slot].lane & 1];
-    size_t lo = t, hi = t, n = 1, most = prev[t] == CAL_GROUP_NONE && next[t] == CAL_GROUP_NONE ? 1 : group_limit(p, slot);
+    size_t lo = t, hi = t, n = 1;
+    size_t most = prev[t] == CAL_GROUP_NONE && next[t] == CAL_GROUP_NONE ? 1 : group_limit(p, slot);
     while (n < most) {
         if (prev[lo] != CAL_GROUP_NONE && joins(p, slot, prev[lo], beta)) lo = prev[lo];
         else if (next[hi] != CAL_GROUP_NONE && joins(p, slot, next[hi], beta)) hi = next[hi];
@@ -334,6 +339,8 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
         p->before[odd] = cal_xcalloc(p->ntiles, sizeof *p->before[odd]);
         p->after[odd] = cal_xcalloc(p->ntiles, sizeof *p->after[odd]);
         cal_group_neighbours(p->tiles, p->ntiles, odd, p->before[odd], p->after[odd]);
+        size_t first, len = cal_group_longest(p->before[odd], p->after[odd], p->ntiles, &first);
+        if (len > p->longest) p->longest = len;
     }
     p->lanes = cal_psyrk_lanes(d);
     for (size_t i = 0; i < p->ntiles; i++)

@@ -10,7 +10,7 @@
 #include "base/datadir.h"
 #include "base/err.h"
 #include "io/mapfile.h"
-#include "text/jinja.h"
+#include "jinja/jinja.h"
 
 typedef struct {
     char *name; /* NULL: the one unnamed template */

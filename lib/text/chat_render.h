@@ -3,7 +3,7 @@
  * tokenizer.apply_chat_template(messages, tools=..., add_generation_prompt=...,
  * tokenize=False) renders it. The template and the special tokens come from
  * the model's tokenizer_config.json (chat_template.jinja beside it wins, as in
- * transformers); text/jinja.h runs it.
+ * transformers); jinja/jinja.h runs it.
  *
  * Why: an instruct model reads conversations through that template; the
  * fixed layouts of text/chat.h are only approximations of a few of them. */

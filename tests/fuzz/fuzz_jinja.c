@@ -1,5 +1,5 @@
 /* fuzz_jinja.c - libFuzzer target: parses and renders arbitrary templates
- * (text/jinja.h) with a small fixed conversation under tight limits. No
+ * (jinja/jinja.h) with a small fixed conversation under tight limits. No
  * input may crash, hang, leak or exceed the limits; a failure must be one
  * non-empty line. */
 #include <jansson.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "text/jinja.h"
+#include "jinja/jinja.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 tests/sh/test_jinja.sh: every template (tests/jinja/templates/*.jinja and
 the chat_template of each TOKENIZERS_DIR/*/tokenizer_config.json) rendered by
 python3-jinja2 as transformers sets it up (hfenv.py) over generated
-conversations, as JSON Lines for `test_text_jinja --cases OUT`:
+conversations, as JSON Lines for `test_jinja_jinja --cases OUT`:
   {"conv": K, "vars": {"messages": [...], "tools": ..., "documents": null}}
   {"template": NAME, "source": TEXT, "group": G}   (group: synthetic templates)
   {"c": K, "extra": {add_generation_prompt, special tokens, kwargs}, "want": TEXT}

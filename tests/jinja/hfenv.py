@@ -13,7 +13,7 @@ from jinja2 import nodes
 from jinja2.ext import Extension, loopcontrols
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-NOW = datetime.datetime(2024, 7, 26, 13, 45, 7)  # test_text_jinja.c uses the same
+NOW = datetime.datetime(2024, 7, 26, 13, 45, 7)  # test_jinja_jinja.c uses the same
 
 
 class Generation(Extension):

@@ -5,8 +5,8 @@ cycle. Prints TAP-like lines (see tests/run.sh)."""
 import glob, os, re, subprocess, sys
 
 BELOW = {  # layer -> layers it may use (besides itself)
-    'base': set(), 'stream': {'base'}, 'io': {'base', 'stream'},
-    'text': {'base', 'stream', 'io'}, 'tok': {'base', 'stream', 'io'},
+    'base': set(), 'stream': {'base'}, 'io': {'base', 'stream'}, 'jinja': {'base'},
+    'text': {'base', 'stream', 'io', 'jinja'}, 'tok': {'base', 'stream', 'io'},
     'rows': {'base', 'stream', 'io'}, 'stats': {'base', 'stream', 'io'},
 }
 

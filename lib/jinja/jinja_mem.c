@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/jinja_int.h"
+#include "jinja/jinja_int.h"
 
 struct jj_chunk {
     jj_chunk *next;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "text/jinja_int.h"
+#include "jinja/jinja_int.h"
 
 int32_t jj_u8_next(const char *s, size_t n, size_t *i) {
     const unsigned char *p = (const unsigned char *)s + *i;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "text/jinja_int.h"
+#include "jinja/jinja_int.h"
 
 enum {
     F_ABS, F_ATTR, F_BATCH, F_CAPITALIZE, F_CENTER, F_COUNT, F_D, F_DEFAULT, F_DICTSORT, F_E,

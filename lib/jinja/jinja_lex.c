@@ -7,7 +7,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "text/jinja_int.h"
+#include "jinja/jinja_int.h"
 
 typedef struct {
     jj_arena *a;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "text/jinja_int.h"
+#include "jinja/jinja_int.h"
 
 /* ---- method tables ---- */
 

@@ -1,4 +1,4 @@
-/* test_text_jinja.c - the Jinja interpreter (text/jinja.h).
+/* test_jinja_jinja.c - the Jinja interpreter (jinja/jinja.h).
  *
  * Without arguments: exact expectations (Jinja's documented behaviour: trim
  * and lstrip, scoping, Undefined, filters, errors with their lines, limits).
@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "test.h"
-#include "text/jinja.h"
+#include "jinja/jinja.h"
 
 static struct tm fixed_now(void) {
     struct tm tm;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/hash.h"
-#include "text/jinja_int.h"
+#include "jinja/jinja_int.h"
 
 jj_val jj_cstr(jj_rt *rt, const char *s) { return jj_strv(jj_str_new(rt, s, strlen(s))); }
 jj_val jj_strn(jj_rt *rt, const char *p, size_t n) { return jj_strv(jj_str_new(rt, p, n)); }

@@ -5,7 +5,7 @@
  * it (hence namespace()). */
 #include <string.h>
 
-#include "text/jinja_int.h"
+#include "jinja/jinja_int.h"
 
 typedef enum { FLOW_NORMAL, FLOW_BREAK, FLOW_CONTINUE } flow;
 

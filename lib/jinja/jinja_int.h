@@ -1,4 +1,4 @@
-/* jinja_int.h - the insides of the Jinja interpreter (text/jinja.h): memory,
+/* jinja_int.h - the insides of the Jinja interpreter (jinja/jinja.h): memory,
  * values, the syntax tree and the run-time state shared by its files.
  *
  * Files, each depending only on those before it (no cycles):

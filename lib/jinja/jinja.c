@@ -1,4 +1,4 @@
-/* jinja.c - the public API of the Jinja interpreter (text/jinja.h): load
+/* jinja.c - the public API of the Jinja interpreter (jinja/jinja.h): load
  * (normalize newlines as Jinja does, lex, parse), render (variables from
  * JSON, limits, the time strftime_now sees), free. */
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "base/utf8.h"
-#include "text/jinja.h"
-#include "text/jinja_int.h"
+#include "jinja/jinja.h"
+#include "jinja/jinja_int.h"
 
 struct cal_jinja {
     jj_template t;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "text/jinja_int.h"
+#include "jinja/jinja_int.h"
 
 typedef struct {
     jj_template *t;

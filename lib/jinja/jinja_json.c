@@ -4,7 +4,7 @@
  * escapes and indentation). */
 #include <string.h>
 
-#include "text/jinja_int.h"
+#include "jinja/jinja_int.h"
 
 static void json_str(jj_rt *rt, jj_buf *b, const jj_str *s, int ascii) {
     jj_buf_addc(rt, b, '"');

@@ -389,6 +389,13 @@ double *cal_psyrk_block(cal_psyrk *p) {
 
 int cal_psyrk_threads(const cal_psyrk *p) { return p->nth; }
 
+int cal_psyrk_grouping(cal_psyrk *p) {
+    pthread_mutex_lock(&p->mu);
+    int g = p->grouping;
+    pthread_mutex_unlock(&p->mu);
+    return g;
+}
+
 void cal_psyrk_ungrouped(cal_psyrk *p) {
     pthread_mutex_lock(&p->mu);
     p->grouping = 0;

@@ -150,6 +150,10 @@ int cal_psyrk_threads(const cal_psyrk *p);
 /* One BLAS call per task from now on (see Groups): for tests, which check
  * that grouping changes no bit. */
 void cal_psyrk_ungrouped(cal_psyrk *p);
+/* Whether neighbours' tasks may share a call: 0 after cal_psyrk_ungrouped,
+ * and where the start-up check found that the kernels in use give other
+ * bits for a group than for its tiles' own calls (Groups). */
+int cal_psyrk_grouping(cal_psyrk *p);
 /* BLAS calls made so far (a group is one). */
 uint64_t cal_psyrk_calls(cal_psyrk *p);
 

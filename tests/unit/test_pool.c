@@ -174,7 +174,9 @@ int main(void) {
         size_t depths[] = {1, 2, 8 * (size_t)w + 1};
         for (size_t d = 0; d < 3; d++) {
             memset(got, 0, sizeof got);
-            ok &= run_all_helping(w, depths[d], 1, got, &on_worker, &on_caller) >= 0 && on_worker == (w > 0) &&
+            /* Who runs a job is the scheduler's choice: on a busy machine
+             * a helping caller may run them all (a worker never woke). */
+            ok &= run_all_helping(w, depths[d], 1, got, &on_worker, &on_caller) >= 0 && on_worker <= (w > 0) &&
                   !memcmp(got, want, sizeof got);
             helped += w ? on_caller : 0;
         }

@@ -10,7 +10,7 @@
 #include "base/opt.h"
 #include "base/progress.h"
 #include "rows/docstore.h"
-#include "rows/drops.h"
+#include "stream/drops.h"
 #include "rows/extsort.h"
 #include "rows/segments.h"
 #include "rows/shuffle.h"

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "base/anyrng.h"
-#include "rows/drops.h"
+#include "stream/drops.h"
 #include "rows/sink.h"
 
 enum { CAL_PACK_CONCAT, CAL_PACK_WINDOW, CAL_PACK_DOC, CAL_PACK_ARTICLE };

@@ -14,7 +14,7 @@
 
 #include "base/anyrng.h"
 #include "rows/docstore.h"
-#include "rows/drops.h"
+#include "stream/drops.h"
 #include "rows/sink.h"
 
 typedef struct {

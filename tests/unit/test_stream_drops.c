@@ -1,10 +1,10 @@
-/* test_rows_drops.c - lib/rows/drops.c: counts by reason, the report's
+/* test_stream_drops.c - lib/stream/drops.c: counts by reason (and notes), the report's
  * exact wording and order, and silence when nothing was dropped. */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "base/err.h"
-#include "rows/drops.h"
+#include "stream/drops.h"
 #include "test.h"
 
 static const char *fmt(const cal_drops *d) {
@@ -60,5 +60,12 @@ int main(void) {
                   "cal-pack: 9 documents -> 1 rows; 27 tokens dropped as the last partial row (--tail drop), "
                   "2 documents dropped by --min-tokens 5 (7 tokens)\n"),
           "with -v: the summary, then the drops, in one line");
+    cal_drops n = {0};
+    cal_drops_note(&n, "documents", "dropped by --min-chars 400", 2, 700, "bytes");
+    cal_drops_note(&n, "conversations", "refused by the template", 3, 0, NULL);
+    cal_drops_note(&n, "documents", "dropped by --min-chars 400", 1, 50, "bytes");
+    CHECK(!strcmp(fmt(&n), "3 documents dropped by --min-chars 400 (750 bytes), 3 conversations refused by the template"),
+          "notes: counts add under (noun, why); no unit, no amount: %s", fmt(&n));
+    CHECK(cal_drops_docs(&n) == 0 && cal_drops_tokens(&n) == 0, "notes are not documents and tokens of the totals");
     TEST_END();
 }

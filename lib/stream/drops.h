@@ -1,19 +1,26 @@
-/* drops.h - what a filter left out of its output, and why.
+/* drops.h - what a program left out of its output, and why.
  *
- * Every filter that drops documents or tokens (a length filter, the
- * remainder of a stream too short for one more row, a truncation) counts
- * them here under the option that made it drop them, and reports the counts
- * on standard error in one line whenever any is nonzero, with or without
- * -v: nothing is lost without a word.
+ * Every program that drops, truncates, pads, skips or refuses something (a
+ * length filter, a template that refuses a conversation, the remainder of a
+ * stream too short for one more row, a truncation) counts it here under the
+ * cause, and reports the counts on standard error whenever any is nonzero,
+ * with or without -v: nothing is lost without a word.
  *
  *     cal_drops d = {0};
  *     cal_drops_add(&d, "by --max-tokens 512", 1, 900);  // documents, tokens
  *     cal_drops_add(&d, "as the last partial row (--tail drop)", 0, 27);
+ *     cal_drops_note(&d, "documents", "dropped by --min-chars 400", 2845, 310022, "bytes");
  *     cal_drops_report(&d, NULL); // "cal-pack: 1 documents dropped by
  *                            //  --max-tokens 512 (900 tokens), 27 tokens
- *                            //  dropped as the last partial row (--tail drop)" */
-#ifndef CAL_ROWS_DROPS_H
-#define CAL_ROWS_DROPS_H
+ *                            //  dropped as the last partial row (--tail drop), ..."
+ *
+ * cal_drops_add counts documents and tokens under a reason that follows
+ * "dropped"; cal_drops_note is the general form: N NOUNs (documents,
+ * conversations, records, rows, tokens) WHY (a phrase with its verb:
+ * "dropped by ...", "truncated to ...", "padded to ...", "refused by the
+ * template"), AMOUNT UNITs among them (tokens, bytes; or no unit). */
+#ifndef CAL_STREAM_DROPS_H
+#define CAL_STREAM_DROPS_H
 
 #include <stdint.h>
 
@@ -25,6 +32,8 @@ typedef struct {
     char why[96];
     int whole;     /* whole documents were dropped (else only tokens) */
     uint64_t docs, tokens;
+    char noun[24]; /* cal_drops_note's: what is counted in docs ("" for cal_drops_add) */
+    char unit[16]; /* cal_drops_note's: what is counted in tokens ("" when nothing is) */
 } cal_drop;
 
 typedef struct {
@@ -40,6 +49,10 @@ size_t cal_drops_reason(cal_drops *d, const char *why);
 void cal_drops_count(cal_drops *d, size_t i, uint64_t docs, uint64_t tokens);
 /* cal_drops_count(d, cal_drops_reason(d, why), docs, tokens) */
 void cal_drops_add(cal_drops *d, const char *why, uint64_t docs, uint64_t tokens);
+/* The general form: n NOUNs WHY, holding amount UNITs (unit NULL or "":
+ * no amount). Counts under the same (noun, why) add up. */
+void cal_drops_note(cal_drops *d, const char *noun, const char *why, uint64_t n, uint64_t amount, const char *unit);
+/* Totals of cal_drops_add's documents and tokens (notes not counted). */
 uint64_t cal_drops_docs(const cal_drops *d);
 uint64_t cal_drops_tokens(const cal_drops *d);
 /* Appends "N documents dropped WHY (T tokens), T tokens dropped WHY" for

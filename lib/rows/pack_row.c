@@ -22,6 +22,11 @@ uint64_t cal_pack_row_id(uint32_t len, uint64_t src, uint64_t off) {
 }
 
 void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const char *label, uint64_t id) {
+    if (mask) { /* padding is said too: a set of mostly padding is no surprise */
+        uint64_t pad = 0;
+        for (uint32_t i = 0; i < p->o.len; i++) pad += !mask[i];
+        if (pad) cal_drops_note(&p->st.drops, "rows", p->padded, 1, pad, "tokens");
+    }
     cal_row_out r = {ids, mask, p->o.len, 0, label, id};
     p->sink(p->ctx, &r);
     p->st.rows++;

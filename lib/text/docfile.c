@@ -106,15 +106,27 @@ static int read_jsonl(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
 }
 
 int cal_docfile_read(cal_docfile *r, const char *path, int fmt, const char *field, cal_doc_fn fn, void *ctx) {
+    int told = fmt != CAL_FMT_AUTO; /* -f: read as told, whatever the bytes look like */
     if (fmt == CAL_FMT_AUTO) fmt = cal_fmt_from_name(path);
     if ((fmt == CAL_FMT_AUTO || fmt == CAL_FMT_TEXT) && r->sep) fmt = CAL_FMT_SEP;
     r->files++;
     r->json.field = field;
     if (fmt == CAL_FMT_PARQUET) return read_parquet(r, path, field, fn, ctx);
     cal_insrc *s = cal_insrc_open(path);
+    int std = !strcmp(path, "-");
+    if (std) cal_insrc_hash_raw(s); /* stdin is read once: its fingerprint as it goes */
+    const uint8_t *p;
+    size_t n = cal_insrc_peek(s, &p, 4096);
+    const char *what = told ? NULL : cal_fmt_binary(p, n);
+    if (what && !(n >= 4 && !memcmp(p, "PAR1", 4))) {
+        char name[1024];
+        snprintf(name, sizeof name, "%s", cal_insrc_name(s));
+        const char *codec = cal_insrc_codec(s);
+        cal_insrc_close(s);
+        cal_die("%s: %s%s%s, not text (-f text reads it anyway)", name, what, strcmp(codec, "none") ? " inside " : "",
+                strcmp(codec, "none") ? codec : "");
+    }
     if (fmt == CAL_FMT_AUTO) {
-        const uint8_t *p;
-        size_t n = cal_insrc_peek(s, &p, 4096);
         fmt = cal_fmt_from_content(p, n);
         if (fmt == CAL_FMT_PARQUET) {
             if (strcmp(cal_insrc_codec(s), "none") != 0) cal_die("%s: compressed Parquet files are not supported", path);
@@ -123,6 +135,7 @@ int cal_docfile_read(cal_docfile *r, const char *path, int fmt, const char *fiel
         }
     }
     int stop = fmt == CAL_FMT_JSONL ? read_jsonl(r, s, fn, ctx) : cal_split(s, fmt, r->sep, r->max, fn, ctx);
+    if (std) r->stdin_fp = cal_insrc_raw_digest(s, &r->stdin_bytes);
     cal_insrc_close(s);
     return stop;
 }

@@ -3,6 +3,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,9 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
 #include "text/corpus.h"
 #include "text/format.h"
 
@@ -66,4 +71,62 @@ int cal_source_files(const char *path, int (*fn)(void *ctx, const char *file), v
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names);
     return stop;
+}
+
+/* The operand's hash: of its one file's bytes, or of each file's name
+ * (relative to the folder) and hash, in reading order. */
+typedef struct {
+    size_t skip;        /* the folder's path and '/' */
+    XXH3_state_t *all;  /* a folder's */
+    uint64_t fp, bytes; /* the last file's, and every file's bytes */
+    int dir;
+    char *buf;
+} fp_ctx;
+
+static int hash_file(void *ctx, const char *file) {
+    fp_ctx *c = ctx;
+    struct stat sb;
+    uint64_t h = 0;
+    int fd = stat(file, &sb) == 0 && S_ISREG(sb.st_mode) ? open(file, O_RDONLY) : -1; /* never a FIFO: no hang */
+    if (fd >= 0) {
+        XXH3_state_t *st = XXH3_createState();
+        if (!st) cal_die("out of memory");
+        XXH3_64bits_reset(st);
+        for (ssize_t k; (k = read(fd, c->buf, 1 << 20)) != 0;) {
+            if (k < 0 && errno == EINTR) continue;
+            if (k < 0) cal_die("%s: %s", file, strerror(errno));
+            XXH3_64bits_update(st, c->buf, (size_t)k);
+            c->bytes += (uint64_t)k;
+        }
+        close(fd);
+        h = XXH3_64bits_digest(st);
+        XXH3_freeState(st);
+    }
+    c->fp = h;
+    if (c->dir) {
+        const char *rel = strlen(file) > c->skip ? file + c->skip : file;
+        uint8_t le[8];
+        for (int i = 0; i < 8; i++) le[i] = (uint8_t)(h >> (8 * i));
+        XXH3_64bits_update(c->all, rel, strlen(rel) + 1);
+        XXH3_64bits_update(c->all, le, 8);
+    }
+    return 0;
+}
+
+uint64_t cal_source_fingerprint(const char *path, uint64_t *bytes) {
+    struct stat sb;
+    fp_ctx c = {.skip = strlen(path) + 1, .buf = cal_xmalloc(1 << 20)};
+    c.dir = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+    if (c.dir) {
+        if (!(c.all = XXH3_createState())) cal_die("out of memory");
+        XXH3_64bits_reset(c.all);
+    }
+    cal_source_files(path, hash_file, &c);
+    if (c.dir) {
+        c.fp = XXH3_64bits_digest(c.all);
+        XXH3_freeState(c.all);
+    }
+    free(c.buf);
+    *bytes = c.bytes;
+    return c.fp;
 }

@@ -26,4 +26,11 @@ void cal_source_close(cal_source *s);
  * they sort. Stops at the first nonzero fn result and returns it. */
 int cal_source_files(const char *path, int (*fn)(void *ctx, const char *file), void *ctx);
 
+/* The content fingerprint of what path holds: the XXH3-64 of a file's bytes
+ * (0 for what is not a regular file); for a folder, of each file's path
+ * below it and fingerprint, in the order cal_source_files reads them. The
+ * bytes hashed go to *bytes. Shards of a fan-out are checked against it
+ * where they meet (cal-read's `input` metadata lines, stream/shards.h). */
+uint64_t cal_source_fingerprint(const char *path, uint64_t *bytes);
+
 #endif

@@ -244,11 +244,15 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_add(b, "}\n", 2);
 }
 
-static void header_out(cal_buf *b, int mode, const char *file, unsigned n, int continues, const cal_meta *m) {
+/* A header: in --json all of its metadata; on the terminal a header that
+ * continues the stream (a trailer, mostly) shows only what it adds to the
+ * one before it (prev). */
+static void header_out(cal_buf *b, int mode, const char *file, unsigned n, int continues, const cal_meta *m,
+                       const cal_meta *prev) {
     if (mode == M_JSON) {
         cal_buf_add(b, "{\"file\":", 8);
         cal_json_put_str(b, file, strlen(file));
-        cal_buf_addf(b, ",\"header\":%u,\"continues\":%s,\"meta\":[", n, continues ? "true" : "false");
+        cal_buf_addf(b, ",\"header\":%u,%s\"meta\":[", n, continues ? "\"continues\":true," : "");
         for (size_t i = 0; i < m->n; i++) {
             cal_buf_add(b, i ? ",[" : "[", i ? 2 : 1);
             cal_json_put_str(b, m->key[i], strlen(m->key[i]));
@@ -259,8 +263,12 @@ static void header_out(cal_buf *b, int mode, const char *file, unsigned n, int c
         cal_buf_add(b, "]}\n", 3);
         return;
     }
-    cal_buf_addf(b, "# %s: header %u%s\n", file, n, continues ? " (continues the stream)" : "");
+    cal_buf_addf(b, "# %s: header %u%s\n", file, n, continues ? " (continues the stream; what it adds)" : "");
     for (size_t i = 0; i < m->n; i++) {
+        int old = 0;
+        for (size_t k = 0; continues && k < prev->n && !old; k++)
+            old = !strcmp(prev->key[k], m->key[i]) && !strcmp(prev->val[k], m->val[i]);
+        if (old) continue;
         cal_buf_addf(b, "#   %s=", m->key[i]);
         for (const char *p = m->val[i]; *p; p++) {
             if (*p == '\n') cal_buf_add(b, "\\n", 2);
@@ -343,7 +351,7 @@ int main(int argc, char **argv) {
                         ? cal_file_create("-") : NULL;
     cal_summary *sum = o.mode == M_STATS ? cal_summary_new() : NULL;
     cal_shards *shards = cal_shards_new(); /* the files' shards, checked together */
-    cal_meta all = {0};
+    cal_meta all = {0}, shown = {0}; /* shown: the metadata of the last header printed */
     cal_buf b = {0};
     counts total = {0};
     char err[768];
@@ -375,7 +383,8 @@ int main(int argc, char **argv) {
                     streams = cal_reader_streams(r);
                 }
                 if (o.mode == M_SUMMARY || o.mode == M_JSON) {
-                    header_out(&b, o.mode, name, seen, cal_reader_continues(r), cal_reader_meta(r));
+                    header_out(&b, o.mode, name, seen, cal_reader_continues(r), cal_reader_meta(r), &shown);
+                    cal_meta_copy(&shown, cal_reader_meta(r));
                     cal_file_write(out, b.p, b.n);
                     b.n = 0;
                 }
@@ -454,6 +463,7 @@ int main(int argc, char **argv) {
         cal_warn("%llu records, %llu headers, %llu bytes in %.2f s", (unsigned long long)total.records,
                  (unsigned long long)total.headers, (unsigned long long)total.bytes, cal_now() - t0);
     cal_meta_free(&all);
+    cal_meta_free(&shown);
     cal_buf_free(&b);
     cal_tok_free(o.tok);
     free(tok_path);

@@ -60,7 +60,7 @@ static const cal_prog prog = {
     opts,
     "Documents and tokens left out (filters, truncation, the last partial row),\n"
     "padding and rows short of -n are reported on standard error, even without\n"
-    "-v, and recorded in the stream's trailer (cal-cat --summary shows them).\n"
+    "-v, and recorded in the stream's trailer (the summary of cal-cat(1) shows them).\n"
     "See cal-pack(1) for the modes and how each mirrors its peer.\n",
 };
 

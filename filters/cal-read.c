@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/err.h"
 #include "base/num.h"
@@ -75,7 +76,8 @@ static const cal_prog prog = {
     "Reads documents and writes a cal-stream of TEXT records to stdout.\n"
     "SOURCE is a built-in corpus (wiki, web|c4, code, stories|tiny, multilingual,\n"
     "technical), a file, a directory (files in sorted order) or - for stdin.\n"
-    "gzip and zstd compression is detected and removed.",
+    "gzip, zstd, xz and bzip2 compression is detected and removed; an input that\n"
+    "is not text (an image, an archive, binary data) is refused unless -f is given.",
     opts, NULL};
 
 static struct {
@@ -183,8 +185,17 @@ static void parse_date(const char *v) {
     chat.now = &date;
 }
 
+static cal_source_fp fp; /* of the SOURCE being read */
+
 static int on_file(void *ctx, const char *path) {
-    return cal_docfile_read(&F, path, opt.format, opt.field, on_doc, ctx);
+    int stop = cal_docfile_read(&F, path, opt.format, opt.field, on_doc, ctx);
+    cal_source_fp_file(&fp, path, F.file_fp, F.file_bytes, F.file_whole);
+    return stop;
+}
+
+static void on_corpus(const char *path) {
+    cal_docfile_read(&F, path, CAL_FMT_JSONL, "text", on_doc, NULL);
+    cal_source_fp_file(&fp, path, F.file_fp, F.file_bytes, F.file_whole);
 }
 
 int main(int argc, char **argv) {
@@ -283,14 +294,14 @@ int main(int argc, char **argv) {
         cal_source src;
         cal_source_open(&src, a.operands[i], lab);
         label = src.label;
-        if (src.corpus) cal_docfile_read(&F, src.path, CAL_FMT_JSONL, "text", on_doc, NULL);
+        cal_source_fp_begin(&fp, src.path);
+        if (src.corpus) on_corpus(src.path);
         else cal_source_files(src.path, on_file, NULL);
         /* what was read, by content: shards made from different data are
          * told apart where they meet (cal-stream(5), SHARDS) */
-        uint64_t bytes, fp = strcmp(src.path, "-") ? cal_source_fingerprint(src.path, &bytes) : F.stdin_fp;
-        if (!strcmp(src.path, "-")) bytes = F.stdin_bytes;
         cal_buf line = {0};
-        cal_buf_addf(&line, "%016llx %llu %s", (unsigned long long)fp, (unsigned long long)bytes, a.operands[i]);
+        struct stat sb;
+        cal_source_fp_end(&fp, a.operands[i], !src.corpus && !stat(src.path, &sb) && S_ISDIR(sb.st_mode), &line);
         cal_meta one = {0};
         cal_meta_add(&one, "input", line.p);
         cal_meta_merge(cal_writer_meta(W), &one, ferr, sizeof ferr);

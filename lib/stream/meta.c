@@ -141,7 +141,7 @@ int cal_meta_equal(const cal_meta *a, const cal_meta *b) {
 }
 
 /* Quote an argument for the stage line only when the shell would need it. */
-static void add_arg(cal_buf *b, const char *a) {
+void cal_meta_quote_arg(cal_buf *b, const char *a) {
     int plain = *a != 0;
     for (const char *p = a; *p; p++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
@@ -197,7 +197,7 @@ void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra) {
         if (!operands && !strcmp(argv[i], "--")) operands = 1;
         else if (!operands && output_opt(argc, argv, &i)) continue;
         cal_buf_addc(&b, ' ');
-        add_arg(&b, argv[i]);
+        cal_meta_quote_arg(&b, argv[i]);
     }
     if (extra && *extra) {
         cal_buf_addc(&b, ' ');

@@ -103,6 +103,10 @@ int cal_meta_merge(cal_meta *dst, const cal_meta *src, char *err, size_t errlen)
  * never changes the records. Extra resolved defaults can follow in `extra`
  * (e.g. "--seed 0"), or NULL. */
 void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra);
+/* Appends a as a stage line holds it: as it is when the shell needs no
+ * quoting, else in '...' (or $'...' with \xHH for bytes that are not UTF-8),
+ * so that the value is UTF-8 and the shell gives back the argument. */
+void cal_meta_quote_arg(cal_buf *b, const char *a);
 int cal_meta_equal(const cal_meta *a, const cal_meta *b);
 void cal_meta_free(cal_meta *m);
 

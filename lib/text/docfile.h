@@ -24,7 +24,10 @@ typedef struct {
     uint64_t nulls;  /* null values skipped (JSON Lines and Parquet) */
     int skip_bad;    /* --skip-bad: a record the chat template refuses is skipped */
     uint64_t bad;    /* records skipped so */
-    uint64_t stdin_fp, stdin_bytes; /* "-": XXH3-64 of the raw bytes read, and how many */
+    /* the last file read: the XXH3-64 of its raw bytes, how many, and
+     * whether it was read to its end */
+    uint64_t file_fp, file_bytes;
+    int file_whole;
 } cal_docfile;
 
 /* Reads the file at path ("-": stdin) in format fmt (CAL_FMT_AUTO: from the

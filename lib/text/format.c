@@ -111,21 +111,14 @@ const char *cal_fmt_binary(const uint8_t *p, size_t n) {
             return MAGIC[i].what;
     /* a safetensors file: an 8-byte header length, then its JSON */
     if (n >= 10 && p[8] == '{' && p[9] == '"' && p[6] == 0 && p[7] == 0) return "a safetensors file";
-    /* Text has no NUL and few bytes outside UTF-8 and the usual controls;
-     * Latin-1 text stays far below the bar (one byte in a word or two). */
+    /* Text in any language is mostly valid UTF-8 (Latin-1 text: a byte in
+     * a word or two); binary data is mostly not. Control characters and
+     * NUL bytes are text's business (tokenizers take them). */
     size_t bad = 0;
     for (size_t i = 0; i < n;) {
-        size_t v = i + cal_utf8_valid_prefix((const char *)p + i, n - i); /* a valid run, then a bad byte */
-        for (size_t j = i; j < v;) {
-            int32_t cp;
-            size_t k = cal_utf8_next((const char *)p, v, j, &cp);
-            if (!cp) return "binary data (NUL bytes)";
-            bad += cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r' && cp != '\f' && cp != '\v' && cp != 0x1B &&
-                   cp != '\b';
-            j += k;
-        }
+        size_t v = i + cal_utf8_valid_prefix((const char *)p + i, n - i);
         if (v < n) bad += n - v >= 4; /* not a character cut by the end of the sample */
         i = v + 1;
     }
-    return n >= 64 && bad * 5 > n ? "binary data (not UTF-8 text)" : NULL;
+    return n >= 64 && bad * 4 > n ? "binary data (a quarter or more of its first bytes are not UTF-8)" : NULL;
 }

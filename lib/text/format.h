@@ -35,8 +35,8 @@ int cal_fmt_from_content(const uint8_t *p, size_t n);
 
 /* What the first (decompressed) bytes of an input are when they are not
  * text: "a PNG image", "a ZIP archive (...)", "UTF-16 text (...)", "binary
- * data (NUL bytes)", "binary data (not UTF-8 text)" (over a fifth of the
- * bytes invalid UTF-8 or control characters), ...; NULL for text. */
+ * data (...)" when a quarter of the bytes or more are not UTF-8, ...;
+ * NULL for text (control characters and NUL bytes included). */
 const char *cal_fmt_binary(const uint8_t *p, size_t n);
 
 /* The label of a file's records: its base name without a trailing '/' and

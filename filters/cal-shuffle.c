@@ -81,6 +81,7 @@ static void add_stage(cal_writer *w, cal_reader *r, cal_args *a) {
     char extra[64] = "";
     if (!cal_args_given(a, O_SEED)) snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)o.seed);
     cal_meta_copy(cal_writer_meta(w), cal_reader_meta(r));
+    cal_reader_accept_partial(r, cal_writer_meta(w)); /* after a full read: in the first header */
     int n;
     char **v = cal_args_stage_options_first(a, &n);
     cal_meta_add_stage(cal_writer_meta(w), n, v, *extra ? extra : NULL);

@@ -16,7 +16,10 @@ TEST="python3-numpy python3-torch python3-jinja2 sentencepiece python3-sentencep
 # them too: lib/tok's Unicode tables are generated from pinned npm packages
 # (scripts/fetch-unicode.sh, scripts/gen-unicode.mjs).
 TOOLS="node:nodejs npm:npm"
-EXTRA="clang"  # fuzzing
+# clang: fuzzing. openssh-server and slurm-wlm: the fan-out tests over ssh and
+# on a one-node Slurm (test_fanout_hosts.sh, test_slurm.sh), which skip
+# without them: installed by make deps, not required by make check.
+EXTRA="clang openssh-server slurm-wlm"
 case "${1:-build}" in
   build) want="$BUILD" ;;
   test) want="$BUILD $TEST" ;;

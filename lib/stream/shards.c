@@ -27,6 +27,10 @@ typedef struct {
     signature *sig;
     size_t nsig;
     int accepted; /* a `partial` line names it */
+    uint64_t streams;     /* streams that named it */
+    uint64_t stream_mark; /* the last stream counted */
+    int merged;           /* a stream named several of its shards */
+    int unknown;          /* a stream that named it stopped reading early */
 } family;
 
 struct cal_shards {
@@ -34,6 +38,7 @@ struct cal_shards {
     size_t nf;
     cal_meta cur; /* the lines of the stream being read (its headers' union) */
     int open;
+    uint64_t nstreams; /* streams ended, from 1 */
 };
 
 cal_shards *cal_shards_new(void) { return cal_xcalloc(1, sizeof(cal_shards)); }
@@ -164,6 +169,7 @@ static uint32_t signature_of(family *f, const cal_meta *m, const char *own) {
 static void end_stream(cal_shards *s) {
     if (!s->open) return;
     s->open = 0;
+    s->nstreams++;
     cal_meta *m = &s->cur;
     cal_buf fam = {0};
     for (size_t k = 0; k < m->n; k++)
@@ -179,6 +185,7 @@ static void end_stream(cal_shards *s) {
         uint64_t i, n;
         if (strcmp(m->key[k], "stage") || !cal_stage_shard(m->val[k], &i, &n, &fam)) continue;
         family *f = find(s, fam.p, n, 1);
+        if (f->stream_mark != s->nstreams) f->stream_mark = s->nstreams, f->streams++; /* once a stream */
         size_t here = 0;
         cal_buf f2 = {0};
         for (size_t j = 0; j < m->n; j++) {
@@ -189,6 +196,8 @@ static void end_stream(cal_shards *s) {
         }
         cal_buf_free(&f2);
         shard *sh = get(f, i);
+        f->merged |= here > 1;
+        f->unknown |= cal_meta_get(m, "stopped") != NULL;
         if (here == 1) { /* this shard's own stream */
             sh->streams++;
             if (sh->sig == UINT32_MAX) sh->sig = signature_of(f, m, m->val[k]);
@@ -223,7 +232,7 @@ static void ranges(cal_buf *b, const uint64_t *v, size_t n) {
 
 /* The first problem of family f, appended to b; 1 when there is one. */
 static int problem(const family *f, int whole, cal_buf *b) {
-    if (f->accepted || (f->nv < 2 && !whole)) return 0;
+    if (f->accepted || f->unknown || (f->streams < 2 && !f->merged && !whole)) return 0;
     uint64_t *idx = cal_xcalloc(f->nv + 13, sizeof *idx);
     size_t k = 0;
     int bad = 1;
@@ -325,7 +334,9 @@ void cal_shards_describe(cal_shards *s, cal_buf *out) {
     for (size_t k = 0; k < s->nf; k++) {
         const family *f = &s->f[k];
         cal_buf_addf(out, "%s: %zu of %llu%s\n", f->name, f->nv, (unsigned long long)f->n,
-                     f->accepted ? " (accepted partial upstream)" : "");
+                     f->accepted  ? " (accepted partial upstream)"
+                     : f->unknown && f->nv < f->n ? " (a stage stopped reading early: not all may be named)"
+                                  : "");
     }
 }
 
@@ -336,6 +347,9 @@ void cal_shards_absorb(cal_shards *dst, cal_shards *src) {
         const family *f = &src->f[k];
         family *d = find(dst, f->name, f->n, 1);
         d->accepted |= f->accepted;
+        d->streams += f->streams;
+        d->merged |= f->merged;
+        d->unknown |= f->unknown;
         for (size_t j = 0; j < f->nv; j++) {
             uint32_t sig = UINT32_MAX;
             if (f->v[j].sig != UINT32_MAX) {

@@ -16,15 +16,18 @@
  * exactly one shard of a family is that shard's own output; one naming
  * several was merged before (and checked there).
  *
- * cal_shards_check then finds, for every family met with two shards or
- * more (or any, when whole is asked, as cal-shuffle --by-id does):
+ * cal_shards_check then finds, for every family named by two streams or
+ * more, or by one stream that merged several of its shards (or by any,
+ * when whole is asked, as cal-shuffle --by-id does):
  *   - missing shards: every I in 0..N-1 must be there;
  *   - a shard twice: two streams of the same shard;
  *   - shards made differently: two shards' streams whose `input` lines (the
  *     content fingerprints of what cal-read read) or other stage lines
  *     differ.
  * A family accepted partial upstream (a `partial` metadata line, written by
- * a program run with --allow-partial) is not checked again.
+ * a program run with --allow-partial) is not checked again, nor one named by
+ * a stream with a `stopped` line (a stage that stopped reading early names
+ * only the shards it met).
  *
  *     cal_shards *s = cal_shards_new();
  *     cal_shards_header(s, &header_meta, continues);   // every header, in order

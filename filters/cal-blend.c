@@ -148,6 +148,9 @@ int main(int argc, char **argv) {
         uint64_t cycled;
         const cal_meta *fm = cal_sources_final_meta(sources, i, &cycled);
         if (fm && !cal_meta_merge(m = cal_writer_meta(w), fm, err, sizeof err)) cal_die("%s: %s", spec[i].path, err);
+        if (!fm) /* a pipe not read to its end: its trailer never came */
+            cal_meta_setf(cal_writer_meta(w), "stopped", "%s took %llu records of %s and stopped", cal_progname(),
+                          (unsigned long long)cal_sources_got(sources, i), spec[i].path);
         if (cycled) {
             char why[300];
             snprintf(why, sizeof why, "repeated by --cycle: %s has only %llu", spec[i].path,

@@ -195,9 +195,15 @@ int main(int argc, char **argv) {
                  (unsigned long long)st->docs, (unsigned long long)st->tokens, (unsigned long long)st->rows, o.len,
                  (unsigned long long)random_rows, (unsigned long long)noise_rows,
                  (unsigned long long)cal_drops_docs(&st->drops), (unsigned long long)cal_drops_tokens(&st->drops));
-    if (!more) /* the rest of the input is not read: upstream trailers with it */
+    /* The rest of the input is not read, nor its trailer, unless it is a
+     * file whose end can be read: else say that upstream losses are unknown. */
+    cal_meta tail = {0};
+    if (!more && cal_reader_tail_meta(r, &tail) && !cal_meta_merge(cal_writer_meta(out_ctx.w), &tail, err, sizeof err))
+        cal_die("%s: %s", name, err);
+    else if (!more && !tail.n)
         cal_meta_setf(cal_writer_meta(out_ctx.w), "stopped", "%s read %llu records and stopped (its rows were made)",
                       cal_progname(), (unsigned long long)nread);
+    cal_meta_free(&tail);
     cal_drops_finish(&st->drops, out_ctx.w, more ? r : NULL, sum);
     cal_writer_close(out_ctx.w);
     cal_progress_done(&out_ctx.progress);

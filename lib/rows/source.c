@@ -183,7 +183,7 @@ static void *reader_main(void *arg) {
     q->opened = 1;
     pthread_cond_broadcast(&q->set->ready);
     pthread_mutex_unlock(&q->set->mu);
-    int keep = q->cycle && q->want != UINT64_MAX, rc = 0;
+    int keep = q->cycle && q->want != UINT64_MAX, rc = 1;
     cal_buf kept = {0}; /* --cycle: the records as in a slab, to repeat them */
     cal_rec rec;
     while (!q->cancelled && q->got + q->bread < q->want && (rc = cal_read_soft(r, &rec, err, sizeof err)) == 1) {
@@ -202,6 +202,15 @@ static void *reader_main(void *arg) {
         cal_meta_copy(&q->final, cal_reader_meta(r));
         cal_reader_accept_partial(r, &q->final);
         q->at_end = 1;
+    } else if (rc == 1) { /* stopped at `want`: a file's trailer is still known */
+        cal_meta tail = {0};
+        if (cal_reader_tail_meta(r, &tail)) {
+            cal_meta_copy(&q->final, cal_reader_meta(r));
+            char e[64];
+            cal_meta_merge(&q->final, &tail, e, sizeof e); /* must-agree keys: the same writer's */
+            q->at_end = 1;
+        }
+        cal_meta_free(&tail);
     }
     cal_reader_close(r);
     uint64_t have = q->got + q->bread;

@@ -291,7 +291,7 @@ void cal_summary_text(const cal_summary *s, cal_shards *sh, cal_buf *out) {
     for (size_t i = 0; i < nd; i++) {
         cal_buf_addf(out, "  %s: %llu %s %s", d[i].prog, (unsigned long long)d[i].n, d[i].noun, d[i].why);
         if (d[i].unit[0]) cal_buf_addf(out, " (%llu %s)", (unsigned long long)d[i].amount, d[i].unit);
-        if (d[i].chains > 1) cal_buf_addf(out, " [%llu shards]", (unsigned long long)d[i].chains);
+        if (d[i].chains > 1) cal_buf_addf(out, " [%llu streams]", (unsigned long long)d[i].chains);
         cal_buf_addc(out, '\n');
     }
     free(d);
@@ -413,7 +413,7 @@ void cal_summary_json(const cal_summary *s, cal_shards *sh, cal_buf *b) {
         jstr(b, "why", d[i].why);
         cal_buf_addf(b, ",\"amount\":%llu,", (unsigned long long)d[i].amount);
         jstr(b, "unit", d[i].unit[0] ? d[i].unit : NULL);
-        cal_buf_addf(b, ",\"shards\":%llu}", (unsigned long long)d[i].chains);
+        cal_buf_addf(b, ",\"streams\":%llu}", (unsigned long long)d[i].chains);
     }
     free(d);
     cal_buf_add(b, "],\"stopped\":", 12);

@@ -368,6 +368,45 @@ void cal_reader_shards_mode(cal_reader *r, int check, int whole, int allow_parti
 
 cal_shards *cal_reader_shards(cal_reader *r) { return r->shards; }
 
+int cal_reader_tail_meta(cal_reader *r, cal_meta *out) {
+    struct stat st;
+    if (r->fd < 0 || fstat(r->fd, &st) || !S_ISREG(st.st_mode)) return 0;
+    /* the end: HEADER END(0); END is a 16-byte head, 8 bytes of count, 8 of checksum */
+    const size_t endlen = CAL_REC_HEAD + 8 + 8, most = 16 + CAL_MAX_META + 8 + endlen;
+    size_t n = (uint64_t)st.st_size < most ? (size_t)st.st_size : most;
+    if (n < 16 + 8 + endlen) return 0;
+    uint8_t *b = cal_xmalloc(n);
+    off_t at = st.st_size - (off_t)n;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(r->fd, b + got, n - got, at + (off_t)got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    int found = 0;
+    const uint8_t *e = b + n - endlen;
+    if (got == n && e[0] == CAL_END && !e[1] && !e[2] && !e[3] && cal_ld32(e + 4) == 8 && !cal_ld64(e + 16) &&
+        cal_hash(e, endlen - 8) == cal_ld64(e + endlen - 8)) {
+        /* the last header: the magic nearest the end whose header ends at e */
+        for (size_t i = n - endlen; i-- > 0 && !found;) {
+            if (b[i] != 0x89 || i + 16 > n - endlen || memcmp(b + i, CAL_MAGIC, CAL_MAGIC_LEN)) continue;
+            uint32_t mlen = cal_ld32(b + i + 12);
+            if (i + 16 + (size_t)mlen + 8 != n - endlen || !(b[i + 10] & CAL_HDR_CONTINUES)) continue;
+            if (cal_hash(b + i, 16 + mlen) != cal_ld64(b + i + 16 + mlen)) continue;
+            char err[256];
+            cal_meta m = {0};
+            if (cal__meta_parse((const char *)b + i + 16, mlen, &m, err, sizeof err)) {
+                cal_meta_copy(out, &m);
+                found = 1;
+            }
+            cal_meta_free(&m);
+        }
+    }
+    free(b);
+    return found;
+}
+
 void cal_reader_accept_partial(cal_reader *r, cal_meta *m) {
     if (r->shards_allow) cal_shards_accept(r->shards, r->shards_whole, m);
 }

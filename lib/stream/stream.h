@@ -198,6 +198,12 @@ unsigned cal_reader_streams(cal_reader *r);
  * their ledgers together, cal_shards_absorb). Default: check, not whole. */
 void cal_reader_shards_mode(cal_reader *r, int check, int whole, int allow_partial);
 struct cal_shards *cal_reader_shards(cal_reader *r);
+/* For a reader that stops before the end of a regular file: the metadata of
+ * the file's trailer (its last header, when it continues the stream and
+ * only an END of 0 records follows it), read from the end of the file, into
+ * out: 1, or 0 when there is none (or the input is a pipe). What stages
+ * upstream dropped is then known without reading the records between. */
+int cal_reader_tail_meta(cal_reader *r, cal_meta *out);
 /* With allow_partial: a `partial` line in m for each family the reader
  * accepted (later stages accept it too); nothing otherwise. */
 void cal_reader_accept_partial(cal_reader *r, cal_meta *m);

@@ -60,6 +60,6 @@ void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, 
         cal_drops_count(&p->st.drops, CAL_DROP_REPEAT, 1, n0);
         return;
     }
-    if (n0 > n) cal_drops_count(&p->st.drops, CAL_DROP_TRUNC, 0, n0 - n);
+    if (n0 > n) cal_drops_cut(&p->st.drops, CAL_DROP_TRUNC, 1, n0 - n); /* a chat that lost its end is said */
     cal_pack_emit(p, p->ids, pad ? p->mask : NULL, label, cal_pack_row_id(p->o.len, src, skip));
 }

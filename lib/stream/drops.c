@@ -41,13 +41,20 @@ void cal_drops_count(cal_drops *d, size_t i, uint64_t docs, uint64_t tokens) {
     x->tokens += tokens;
 }
 
+void cal_drops_cut(cal_drops *d, size_t i, uint64_t docs, uint64_t tokens) {
+    cal_drop *x = &d->v[i];
+    x->cut = 1;
+    x->docs += docs;
+    x->tokens += tokens;
+}
+
 void cal_drops_add(cal_drops *d, const char *why, uint64_t docs, uint64_t tokens) {
     cal_drops_count(d, cal_drops_reason(d, why), docs, tokens);
 }
 
 uint64_t cal_drops_docs(const cal_drops *d) {
     uint64_t n = 0;
-    for (size_t i = 0; i < d->n; i++) n += d->v[i].noun[0] ? 0 : d->v[i].docs;
+    for (size_t i = 0; i < d->n; i++) n += d->v[i].noun[0] || d->v[i].cut ? 0 : d->v[i].docs;
     return n;
 }
 
@@ -65,6 +72,7 @@ typedef struct {
 
 static cause cause_of(const cal_drop *x) {
     if (x->noun[0]) return (cause){x->noun, "", x->why, x->unit, x->docs, x->tokens};
+    if (x->cut) return (cause){"documents", "truncated ", x->why, "tokens", x->docs, x->tokens};
     if (x->whole) return (cause){"documents", "dropped ", x->why, "tokens", x->docs, x->tokens};
     return (cause){"tokens", "dropped ", x->why, "", x->tokens, 0};
 }
@@ -72,7 +80,7 @@ static cause cause_of(const cal_drop *x) {
 static void format_one(const cal_drop *x, cal_buf *out) {
     cause c = cause_of(x);
     cal_buf_addf(out, "%llu %s %s%s", (unsigned long long)c.n, c.noun, c.verb, c.why);
-    if (c.unit[0]) cal_buf_addf(out, " (%llu %s)", (unsigned long long)c.amount, c.unit);
+    if (c.unit[0]) cal_buf_addf(out, " (%llu %s%s)", (unsigned long long)c.amount, c.unit, x->cut ? " dropped" : "");
 }
 
 void cal_drops_format(const cal_drops *d, cal_buf *out) {

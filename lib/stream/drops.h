@@ -33,6 +33,7 @@
 typedef struct {
     char why[128];
     int whole;     /* whole documents were dropped (else only tokens) */
+    int cut;       /* cal_drops_cut: docs documents lost tokens, none dropped whole */
     uint64_t docs, tokens;
     char noun[24]; /* cal_drops_note's: what is counted in docs ("" for cal_drops_add) */
     char unit[16]; /* cal_drops_note's: what is counted in tokens ("" when nothing is) */
@@ -49,6 +50,10 @@ size_t cal_drops_reason(cal_drops *d, const char *why);
 /* Counts docs whole documents holding `tokens` tokens (docs = 0: tokens cut
  * from documents that were kept) under reason i; counts add up. */
 void cal_drops_count(cal_drops *d, size_t i, uint64_t docs, uint64_t tokens);
+/* Counts docs documents that were kept but lost `tokens` tokens (cut to
+ * fit a row): "N documents truncated WHY (T tokens dropped)"; they are not
+ * documents dropped in cal_drops_docs, their tokens are in cal_drops_tokens. */
+void cal_drops_cut(cal_drops *d, size_t i, uint64_t docs, uint64_t tokens);
 /* cal_drops_count(d, cal_drops_reason(d, why), docs, tokens) */
 void cal_drops_add(cal_drops *d, const char *why, uint64_t docs, uint64_t tokens);
 /* The general form: n NOUNs WHY, holding amount UNITs (unit NULL or "":

@@ -42,7 +42,7 @@ cal-read wiki --min-chars 400 2>/dev/null | cal-encode -t llama3 -o w.tok
 cal-pack -l 256 --mode doc -n 10 w.tok -o rows.cal 2>/dev/null
 eq "cal-pack -n stops early on a file, yet cal-read's drops reach the end" \
   "$(drops rows.cal | cut -d' ' -f1,3-)" "cal-read documents dropped by --min-chars 400
-cal-pack tokens dropped by --truncate tail
+cal-pack documents truncated by --truncate tail
 cal-pack rows padded to -l 256"
 cal-pack -l 256 --mode doc -n 10 <w.tok -o rows2.cal 2>/dev/null
 cat w.tok | cal-pack -l 256 --mode doc -n 10 -o rows3.cal 2>/dev/null

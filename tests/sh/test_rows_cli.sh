@@ -95,7 +95,7 @@ cal-pack 23 tokens 0 - dropped as the last partial row (--tail drop)"
 cal-pack -l 64 -n 3 in.cal >o.cal 2>e
 eq "pack: nothing dropped, nothing said" "$(cat e)" ""
 cal-pack -l 16 --mode doc --truncate head in.cal >o.cal 2>e
-case "$(head -1 e)" in "cal-pack: "*" tokens dropped by --truncate head") ok "pack doc: cut tokens reported" ;; *) not_ok "pack doc: cut tokens reported" "$(cat e)" ;; esac
+case "$(head -1 e)" in "cal-pack: "*" documents truncated by --truncate head ("*" tokens dropped)") ok "pack doc: cut documents and tokens reported" ;; *) not_ok "pack doc: cut tokens reported" "$(cat e)" ;; esac
 case "$(sed -n 2p e)" in "cal-pack: "*" rows padded to -l 16 ("*" tokens)") ok "pack doc: padding reported" ;; *) not_ok "pack doc: padding reported" "$(cat e)" ;; esac
 cal-shuffle --segments 16 -n 2 -l 64 in.cal >o.cal 2>e
 eq "shuffle: the partial last segment reported" "$(cat e)" "cal-shuffle: 15 tokens dropped as the partial last segment (--segments 16)"

@@ -117,11 +117,11 @@ int main(void) {
     o = base(5);
     o.mode = CAL_PACK_DOC, o.bos = CAL_POL_ROW;
     IS(pack(&o, d4, 2), "l:1 10 11 12 13|s:1 20 21 0 0/11100", "doc: truncated tail, padded right with a mask");
-    IS(drops, "3 tokens dropped by --truncate tail, 1 rows padded to -l 5 (2 tokens)",
+    IS(drops, "1 documents truncated by --truncate tail (3 tokens dropped), 1 rows padded to -l 5 (2 tokens)",
        "doc: cut tokens counted, padding said");
     o.truncate = 1, o.pad_side = 1;
     IS(pack(&o, d4, 2), "l:1 13 14 15 16|s:0 0 1 20 21/00111", "doc: --truncate head --pad left");
-    IS(drops, "3 tokens dropped by --truncate head, 1 rows padded to -l 5 (2 tokens)",
+    IS(drops, "1 documents truncated by --truncate head (3 tokens dropped), 1 rows padded to -l 5 (2 tokens)",
        "doc: counted under --truncate head");
 
     doc d5[] = {{"a", 1, {5}, 1}, {"b", 2, {1, 2, 3, 4, 5}, 5}, {"c", 3, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 10}};

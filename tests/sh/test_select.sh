@@ -129,3 +129,13 @@ cal-select --help | grep -oE -- '--[a-z][a-z-]*' | sort -u >"$T/h"
 sed 's/\\-/-/g' man/cal-select.1 | sed -n '/^\.SH OPTIONS/,/^\.SH METADATA/p' | grep -oE -- '--[a-z][a-z-]*' | sort -u >"$T/m"
 same "man OPTIONS = --help options" "$T/h" "$T/m"
 eq "the man page renders without warnings" "$(man --warnings -l man/cal-select.1 2>&1 >/dev/null)" ""
+
+# -- the README's gallery lines, as written, on small inputs -------------------------
+(cd "$T" && cal-read wiki -n 60 | cal-encode -t llama3 > wiki.tok && cal-read code -n 60 | cal-encode -t llama3 > code.tok &&
+  cal-read web -n 60 | cal-encode -t llama3 > web.tok && cp tgt.tok mine.tok && cat wiki.tok code.tok web.tok > pool.tok &&
+  cat wiki.tok code.tok web.tok | cal-select -n 32 -k 16 -v 2>v.txt |
+    cal-pack -l 2048 --mode doc --pad right > rows.cal &&
+  cal-select -n 128 --like mine.tok pool.tok > like-mine.tok) 2>"$T/e"
+eq "README: 32 representatives, one padded row each" "$(cal-cat --check "$T/rows.cal" | sed 's/.*ROW \([0-9]*\).*/\1/')" 32
+eq "README: -v names the 16 clusters" "$(grep -c '; 16 clusters in ' "$T/v.txt")" 1
+eq "README: 128 documents like mine.tok" "$(cal-cat --check "$T/like-mine.tok" | sed 's/.*TOKENS \([0-9]*\).*/\1/')" 128

@@ -1,6 +1,9 @@
 /* extsort.c - external merge sort of keyed byte records; see extsort.h.
  *
- * Spilled runs are byte ranges of one unlinked temporary file, read back
+ * Spilled runs are byte ranges of one unlinked temporary file, written in
+ * blocks of SPILL_BUF bytes (through stdio, a 335 MB spill took 61,866
+ * write calls: glibc ignores setvbuf's size when it allocates the buffer
+ * itself, which is then st_blksize, 4 KiB), read back
  * with pread through a small buffer each, so the number of runs costs no
  * file descriptors: at most two files are open (a merge pass reads one and
  * writes the other). Passes merge FAN_IN runs at a time until FAN_IN or
@@ -19,7 +22,8 @@
 #include "base/num.h"
 
 #define FAN_IN 128              /* runs merged at once */
-#define RUN_BUF (256u << 10)    /* read buffer per run, and write buffer */
+#define RUN_BUF (256u << 10)    /* read buffer per run */
+#define SPILL_BUF (1u << 20)    /* write buffer: one write call per MiB spilled */
 #define MIN_BUF (4u << 10)
 #define ITEM_COST 32            /* bookkeeping bytes charged per record */
 #define HEAD 24                 /* a run record: u64 key, u64 seq, u64 len, then len bytes */
@@ -43,6 +47,15 @@ typedef struct {
     uint64_t start, end;        /* byte range in the run file */
 } run;
 
+/* A temporary file written through a buffer of SPILL_BUF bytes. */
+typedef struct {
+    int fd;
+    uint8_t *buf;
+    size_t n;                   /* bytes buffered */
+    uint64_t off;               /* bytes already in the file */
+    uint64_t writes;            /* write calls made */
+} spill_file;
+
 /* A run being read back: its current record is (key, seq, data). */
 typedef struct {
     int fd;
@@ -61,9 +74,10 @@ struct cal_extsort {
     size_t used;                /* bytes of chunks used or passed over */
     item *items;
     size_t n, cap;
-    FILE *file;                 /* the runs, appended one after another */
+    spill_file *file;           /* the runs, appended one after another */
     run *runs;
     size_t nruns, runcap, spills;
+    uint64_t spill_bytes, spill_writes; /* into every temporary file */
     int reading;
     size_t next;                /* in-memory iteration */
     run_in *in;                 /* merge state */
@@ -76,17 +90,17 @@ static const char *tmpdir(void) {
     return d && *d ? d : "/tmp";
 }
 
-static FILE *new_tmp(void) {
+static spill_file *new_tmp(void) {
     cal_buf path = {0};
     cal_buf_addf(&path, "%s/calsort.XXXXXX", tmpdir());
     cal_buf_addc(&path, 0);
     int fd = mkstemp(path.p);
     if (fd < 0) cal_die("%s: cannot create a temporary file: %s", path.p, strerror(errno));
     unlink(path.p); /* gone when closed or when the program exits, however it exits */
-    FILE *f = fdopen(fd, "w+b");
-    if (!f) cal_die("%s: %s", path.p, strerror(errno));
-    setvbuf(f, NULL, _IOFBF, RUN_BUF);
     cal_buf_free(&path);
+    spill_file *f = cal_xcalloc(1, sizeof *f);
+    f->fd = fd;
+    f->buf = cal_xmalloc(SPILL_BUF);
     return f;
 }
 
@@ -94,11 +108,40 @@ static CAL_NORETURN void write_failed(void) {
     cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
 }
 
-static void put(FILE *f, const void *p, size_t n) {
-    if (n && fwrite(p, 1, n, f) != n) write_failed();
+static void write_out(spill_file *f, const void *p, size_t n) {
+    const char *c = p;
+    while (n) {
+        ssize_t k = write(f->fd, c, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            if (k == 0) errno = ENOSPC;
+            write_failed();
+        }
+        c += k;
+        n -= (size_t)k;
+        f->off += (uint64_t)k;
+        f->writes++;
+    }
 }
 
-static void put_rec(FILE *f, uint64_t key, uint64_t seq, const void *p, size_t n) {
+static void flush_tmp(spill_file *f) {
+    write_out(f, f->buf, f->n);
+    f->n = 0;
+}
+
+static void put(spill_file *f, const void *p, size_t n) {
+    if (f->n + n > SPILL_BUF) {
+        flush_tmp(f);
+        if (n >= SPILL_BUF) { /* a large record goes out as it is */
+            write_out(f, p, n);
+            return;
+        }
+    }
+    if (n) memcpy(f->buf + f->n, p, n);
+    f->n += n;
+}
+
+static void put_rec(spill_file *f, uint64_t key, uint64_t seq, const void *p, size_t n) {
     uint8_t h[HEAD];
     cal_st64(h, key);
     cal_st64(h + 8, seq);
@@ -107,11 +150,20 @@ static void put_rec(FILE *f, uint64_t key, uint64_t seq, const void *p, size_t n
     put(f, p, n);
 }
 
-static uint64_t file_end(FILE *f) {
-    if (fflush(f) != 0) write_failed();
-    off_t at = ftello(f);
-    if (at < 0) write_failed();
-    return (uint64_t)at;
+/* Writes what is buffered; the file's length (where the next run starts). */
+static uint64_t file_end(spill_file *f) {
+    flush_tmp(f);
+    return f->off;
+}
+
+/* Closes f, adding what was written to the sorter's counts. */
+static void close_tmp(cal_extsort *s, spill_file *f) {
+    if (!f) return;
+    s->spill_bytes += f->off;
+    s->spill_writes += f->writes;
+    close(f->fd);
+    free(f->buf);
+    free(f);
 }
 
 static void add_run(cal_extsort *s, uint64_t start, uint64_t end) {
@@ -257,7 +309,7 @@ static void merge_open(cal_extsort *s, size_t from, size_t k) {
     s->nheap = 0;
     for (size_t i = 0; i < k; i++) {
         run_in *r = &s->in[i];
-        r->fd = fileno(s->file);
+        r->fd = s->file->fd;
         r->pos = s->runs[from + i].start;
         r->end = s->runs[from + i].end;
         r->bcap = bcap;
@@ -296,7 +348,7 @@ static void merge_close(cal_extsort *s) {
 /* One pass: every FAN_IN runs of s->file merged into one run of a new
  * file, which then replaces it (the old one is closed: its space is freed). */
 static void merge_pass(cal_extsort *s) {
-    FILE *out = new_tmp();
+    spill_file *out = new_tmp();
     size_t n = 0;
     uint64_t start = 0;
     for (size_t first = 0; first < s->nruns; first += FAN_IN) {
@@ -309,7 +361,7 @@ static void merge_pass(cal_extsort *s) {
         s->runs[n++] = (run){start, end};
         start = end;
     }
-    fclose(s->file);
+    close_tmp(s, s->file);
     s->file = out;
     s->nruns = n;
 }
@@ -348,10 +400,16 @@ int cal_extsort_next(cal_extsort *s, const void **p, size_t *n) {
 
 size_t cal_extsort_spills(const cal_extsort *s) { return s->spills; }
 
+void cal_extsort_spill_io(const cal_extsort *s, uint64_t *bytes, uint64_t *writes) {
+    *bytes = s->spill_bytes + (s->file ? s->file->off : 0);
+    *writes = s->spill_writes + (s->file ? s->file->writes : 0);
+}
+
 void cal_extsort_free(cal_extsort *s) {
     if (!s) return;
     merge_close(s);
-    if (s->file) fclose(s->file);
+    close_tmp(s, s->file);
+    s->file = NULL;
     free(s->runs);
     free(s->items);
     free_chunks(s);

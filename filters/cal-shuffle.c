@@ -196,9 +196,10 @@ int main(int argc, char **argv) {
                  (unsigned long long)nrec, (unsigned long long)o.seg.rows, (unsigned long long)o.seg.len,
                  (unsigned long long)o.seg.seg, (unsigned long long)o.seed);
     else if (o.verbose)
-        snprintf(sum, sizeof sum, "%llu records (%llu bytes) shuffled, seed %llu, %zu runs spilled (%llu bytes in %llu writes)",
-                 (unsigned long long)nrec, (unsigned long long)nbytes, (unsigned long long)o.seed, spills,
-                 (unsigned long long)io_bytes, (unsigned long long)io_writes);
+        snprintf(sum, sizeof sum,
+                 "%llu records (%llu bytes) shuffled, seed %llu, temporary files %llu bytes in %llu writes, %zu runs spilled",
+                 (unsigned long long)nrec, (unsigned long long)nbytes, (unsigned long long)o.seed,
+                 (unsigned long long)io_bytes, (unsigned long long)io_writes, spills);
     cal_drops_report(&drops, sum);
     cal_reader_close(r);
     cal_args_free(&a);

@@ -223,6 +223,10 @@ void cal_packer_add(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id, c
     lab[label_len] = 0;
     switch (p->o.mode) {
     case CAL_PACK_CONCAT:
+        if (p->o.sep == CAL_SEP_NONE && p->o.bos != CAL_POL_DOC && p->o.eos != CAL_POL_DOC) {
+            concat_feed(p, ids, n, id, lab); /* nothing to wrap: no copy */
+            break;
+        }
         cal_pack_wrap(p, ids, n, p->kept == 1);
         concat_feed(p, p->doc.v, p->doc.n, id, lab);
         break;

@@ -43,13 +43,14 @@ PYEOF
 }
 MB=$(( $(wc -c <"$T/in.cal") >> 20 ))
 CAP=24
-[ "${CAL_SANITIZE:-}" = 1 ] && CAP=96 # ASan's shadow memory and quarantine
 for how in file pipe; do
   for args in "-l 2048 --mode window -n 64" "-l 1024 --mode window -n 200 --per-doc --rng python" \
               "-l 512 --mode doc --stratify 512,1024,2048 -n 90" "-l 512 --mode doc --sort desc -n 50"; do
     # shellcheck disable=SC2086
     set -- $(peak "$how" "$T/in.cal" -S 2M $args)
-    if [ "$1" = 0 ] && [ "$2" -lt "$CAP" ] && [ "$MB" -gt $((CAP + 10)) ]; then ok "$how, $args: peak $2 MB for $MB MB of input (cap $CAP MB)"
+    if [ "${CAL_SANITIZE:-}" = 1 ]; then # ASan's shadow memory and quarantine: its size, not calkit's
+      if [ "$1" = 0 ]; then skip "$how, $args: peak size" "ASan build (peak $2 MB)"; else not_ok "$how, $args" "status $1"; fi
+    elif [ "$1" = 0 ] && [ "$2" -lt "$CAP" ] && [ "$MB" -gt $((CAP + 10)) ]; then ok "$how, $args: peak $2 MB for $MB MB of input (cap $CAP MB)"
     else not_ok "$how, $args: peak $2 MB for $MB MB of input (cap $CAP MB)" "status $1"; fi
   done
 done

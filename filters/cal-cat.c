@@ -320,6 +320,8 @@ static void check_fingerprint(const cal_tok *tok, const cal_meta *m, const char 
     }
 }
 
+static void flush_writer(void *w) { cal_writer_flush(w); }
+
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     options o = {0};
@@ -359,6 +361,7 @@ int main(int argc, char **argv) {
     for (int f = 0; f < nfiles; f++) {
         cal_reader *r = cal_reader_open(files[f]);
         cal_reader_shards_mode(r, 0, 0, 0);
+        if (w) cal_reader_on_refill(r, flush_writer, w); /* records pass from its buffer (cal_write_raw_lent) */
         const char *name = cal_reader_name(r);
         unsigned seen = 0, streams = 0;
         counts c = {0};
@@ -405,10 +408,10 @@ int main(int argc, char **argv) {
                     if (!b.n || b.p[b.n - 1] != '\n') cal_buf_addc(&b, '\n');
                 }
                 break;
-            case M_PASS: cal_write_raw(w, &rec); break;
+            case M_PASS: cal_write_raw_lent(w, &rec); break;
             case M_STATS: cal_summary_add(sum, &rec); break;
             case M_OUTPUT:
-                if (w) cal_write_raw(w, &rec);
+                if (w) cal_write_raw_lent(w, &rec);
                 else cal_rowset_add(rows, r, &rec);
                 break;
             }

@@ -10,6 +10,7 @@
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/progress.h"
+#include "rows/docin.h"
 #include "rows/pack.h"
 #include "stream/stream.h"
 
@@ -24,6 +25,8 @@ static const cal_opt opts[] = {
     {0, "allow-short", NULL, CAL_STAGE, "write the rows that are possible (fewer than -n,\nor none) instead of failing",
      O_ALLOW},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of standard output", 0},
+    {'S', "buffer-size", "SIZE", 0, "window, --stratify, --sort: memory for each store of\n"
+     "the input before it spills to $TMPDIR (default 64M;\nK/M/G suffixes)", 0},
     {0, "seed", "S", CAL_STAGE, "seed of every random choice (default 0)", O_SEED},
     {0, "rng", "KIND", CAL_STAGE, "whose generator draws: calkit (default), python,\n"
      "numpy or torch, in the peer's order of calls", O_RNG},
@@ -86,6 +89,9 @@ static void put_row(void *ctx, const cal_row_out *r) {
     cal_progress_tick(&x->progress, x->rows, x->rows * r->len * 4);
 }
 
+static void rewind_input(void *in) { cal_docin_rewind(in); }
+static int next_doc(void *in, cal_pack_doc *d) { return cal_docin_next(in, d); }
+
 /* The stage line: the options as given, then the resolved defaults that the
  * command line left implicit. */
 static void add_stage(cal_meta *m, cal_args *a, const cal_pack_opts *o) {
@@ -119,6 +125,7 @@ int main(int argc, char **argv) {
         case 'm': o.mode = pick(&a, cal_pack_mode_names); break;
         case 'n': o.n = num(&a, 0, UINT64_MAX / 2), o.have_n = 1; break;
         case 'o': out = a.val; break;
+        case 'S': o.mem = (size_t)cal_parse_size(a.name, a.val); break;
         case 'v': verbose = 1; break;
         case O_ALLOW: o.allow_short = 1; break;
         case O_SEED: o.seed = num(&a, 0, UINT64_MAX); break;
@@ -153,7 +160,8 @@ int main(int argc, char **argv) {
     char err[1024];
     if (cal_pack_check(&o, err, sizeof err)) cal_usage_error("%s", err);
 
-    cal_reader *r = cal_reader_open(a.noperands ? a.operands[0] : NULL);
+    cal_docin *in = cal_docin_open(a.noperands ? a.operands[0] : NULL, o.mem ? o.mem : CAL_PACK_MEM);
+    cal_reader *r = cal_docin_reader(in);
     cal_reader_shards_mode(r, 1, 0, partial);
     const cal_meta *m = cal_reader_meta(r);
     const char *name = cal_reader_name(r);
@@ -172,15 +180,12 @@ int main(int argc, char **argv) {
     add_stage(cal_writer_meta(out_ctx.w), &a, &o);
     cal_progress_init(&out_ctx.progress, progress);
     cal_packer *p = cal_packer_new(&o, put_row, &out_ctx);
-    cal_ids t = {0};
-    cal_rec rec;
+    if (cal_docin_rereadable(in)) cal_packer_reread(p, rewind_input, next_doc, in);
+    cal_pack_doc d;
     uint64_t nread = 0;
     int more = 1;
-    while ((more = cal_packer_wants(p)) && cal_read(r, &rec)) {
-        if (rec.kind != CAL_TOKENS)
-            cal_reader_die(r, &rec, "expected TOKENS records, got %s", cal_kind_name(rec.kind));
-        cal_rec_ids(&rec, &t);
-        cal_packer_add(p, t.v, t.n, rec.id, rec.label, rec.label_len);
+    while ((more = cal_packer_wants(p)) && cal_docin_next(in, &d)) {
+        cal_packer_add(p, d.ids, d.n, d.id, d.label, d.label_len);
         nread++;
     }
     if (cal_packer_finish(p, err, sizeof err)) cal_die("%s: %s", name, err);
@@ -207,9 +212,8 @@ int main(int argc, char **argv) {
     cal_drops_finish(&st->drops, out_ctx.w, more ? r : NULL, sum);
     cal_writer_close(out_ctx.w);
     cal_progress_done(&out_ctx.progress);
-    cal_reader_close(r);
+    cal_docin_close(in);
     cal_packer_free(p);
-    cal_ids_free(&t);
     free(strata);
     cal_args_free(&a);
     return 0;

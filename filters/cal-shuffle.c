@@ -89,7 +89,7 @@ static void add_stage(cal_writer *w, cal_reader *r, cal_args *a) {
 
 /* Full shuffle: sort by the keyed hash of each record's index (or id), so
  * the permutation is uniform and does not depend on -S. */
-static size_t shuffle_all(cal_reader *r, cal_writer *w, cal_args *a) {
+static size_t shuffle_all(cal_reader *r, cal_writer *w, cal_args *a, uint64_t *io_bytes, uint64_t *io_writes) {
     cal_extsort *s = cal_extsort_new((size_t)o.mem);
     cal_rec rec;
     while (cal_read(r, &rec)) {
@@ -101,6 +101,7 @@ static size_t shuffle_all(cal_reader *r, cal_writer *w, cal_args *a) {
     size_t n;
     while (cal_extsort_next(s, &p, &n)) write_raw(w, p, n);
     size_t spills = cal_extsort_spills(s);
+    cal_extsort_spill_io(s, io_bytes, io_writes);
     cal_extsort_free(s);
     return spills;
 }
@@ -189,19 +190,22 @@ int main(int argc, char **argv) {
     cal_progress_init(&progress, o.progress);
     cal_drops drops = {0};
     size_t spills = 0;
+    uint64_t io_bytes = 0, io_writes = 0;
     if (seg || o.window) add_stage(w, r, &a);
     if (seg) segments(r, w, &drops);
     else if (o.window) shuffle_window(r, w);
     else if (o.kind != CAL_RNG_CALKIT) shuffle_peer(r, w, &a);
-    else spills = shuffle_all(r, w, &a);
+    else spills = shuffle_all(r, w, &a, &io_bytes, &io_writes);
     char sum[256] = "";
     if (o.verbose && seg)
         snprintf(sum, sizeof sum, "%llu records -> %llu rows of %llu from %llu-token segments, seed %llu",
                  (unsigned long long)nrec, (unsigned long long)o.seg.rows, (unsigned long long)o.seg.len,
                  (unsigned long long)o.seg.seg, (unsigned long long)o.seed);
     else if (o.verbose)
-        snprintf(sum, sizeof sum, "%llu records (%llu bytes) shuffled, seed %llu, %zu runs spilled",
-                 (unsigned long long)nrec, (unsigned long long)nbytes, (unsigned long long)o.seed, spills);
+        snprintf(sum, sizeof sum,
+                 "%llu records (%llu bytes) shuffled, seed %llu, temporary files %llu bytes in %llu writes, %zu runs spilled",
+                 (unsigned long long)nrec, (unsigned long long)nbytes, (unsigned long long)o.seed,
+                 (unsigned long long)io_bytes, (unsigned long long)io_writes, spills);
     cal_drops_finish(&drops, w, r, sum);
     cal_writer_close(w);
     cal_progress_done(&progress);

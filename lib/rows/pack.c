@@ -102,6 +102,12 @@ cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx)
     return p;
 }
 
+void cal_packer_reread(cal_packer *p, void (*rewind)(void *ctx), int (*next)(void *ctx, cal_pack_doc *d), void *ctx) {
+    p->rewind = rewind;
+    p->next = next;
+    p->rctx = ctx;
+}
+
 int cal_packer_wants(const cal_packer *p) {
     if (p->o.docs && p->kept >= p->o.docs) return 0;
     return !done(p) || p->o.mode == CAL_PACK_WINDOW || p->o.nstrata || p->o.sort;
@@ -115,7 +121,7 @@ void cal_packer_free(cal_packer *p) {
     free(p->mask);
     cal_ids_free(&p->doc);
     cal_ids_free(&p->art);
-    cal_docstore_free(&p->store);
+    cal_pack_hold_free(p);
     free(p);
 }
 
@@ -163,19 +169,6 @@ static void concat_end(cal_packer *p) {
     }
     cal_pack_emit(p, p->ids, p->mask, p->label, cal_pack_row_id(p->o.len, p->src, p->off));
     p->fill = 0;
-}
-
-/* The document as it enters a concatenation: separator, BOS, ids, EOS. */
-static void wrap_doc(cal_packer *p, const uint32_t *ids, size_t n, int first) {
-    cal_ids *t = &p->doc;
-    t->n = 0;
-    if (!first && p->o.sep == CAL_SEP_EOS) cal_ids_push(t, (uint32_t)p->o.eos_id);
-    if (!first && p->o.sep == CAL_SEP_BOS) cal_ids_push(t, (uint32_t)p->o.bos_id);
-    if (p->o.bos == CAL_POL_DOC) cal_ids_push(t, (uint32_t)p->o.bos_id);
-    cal_ids_reserve(t, t->n + n + 1);
-    if (n) memcpy(t->v + t->n, ids, n * 4);
-    t->n += n;
-    if (p->o.eos == CAL_POL_DOC) cal_ids_push(t, (uint32_t)p->o.eos_id);
 }
 
 /* ---- article: EXL2 wiki/tiny, EXL3 split_art ----------------------------- */
@@ -231,16 +224,20 @@ void cal_packer_add(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id, c
     lab[label_len] = 0;
     switch (p->o.mode) {
     case CAL_PACK_CONCAT:
-        wrap_doc(p, ids, n, p->kept == 1);
+        if (p->o.sep == CAL_SEP_NONE && p->o.bos != CAL_POL_DOC && p->o.eos != CAL_POL_DOC) {
+            concat_feed(p, ids, n, id, lab); /* nothing to wrap: no copy */
+            break;
+        }
+        cal_pack_wrap(p, ids, n, p->kept == 1);
         concat_feed(p, p->doc.v, p->doc.n, id, lab);
         break;
     case CAL_PACK_ARTICLE: article_feed(p, ids, n, id, lab); break;
     case CAL_PACK_WINDOW:
-        wrap_doc(p, ids, n, p->o.per_doc || p->kept == 1);
-        cal_docstore_add(&p->store, p->doc.v, p->doc.n, id, lab, label_len);
+        cal_pack_wrap(p, ids, n, p->o.per_doc || p->kept == 1);
+        cal_pack_hold(p, p->doc.v, p->doc.n, id, lab, label_len);
         break;
     case CAL_PACK_DOC:
-        if (p->o.nstrata || p->o.sort) cal_docstore_add(&p->store, ids, n, id, lab, label_len);
+        if (p->o.nstrata || p->o.sort) cal_pack_hold(p, ids, n, id, lab, label_len);
         else cal_pack_doc_row(p, ids, n, id, lab);
         break;
     }

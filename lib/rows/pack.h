@@ -15,7 +15,13 @@
  * generator o.rng (base/anyrng.h: calkit's documented one by default, or a
  * peer's, drawn in the peer's order) seeded with o.seed; a row's id is
  * XXH3-64 (seed LENGTH) of the source document id and the token offset the
- * row starts at, so the same input and options give the same rows. */
+ * row starts at, so the same input and options give the same rows.
+ *
+ * Memory does not grow with the input in any mode: the streaming modes hold
+ * a row or a document; those that draw from the whole input (window,
+ * --stratify, --sort) keep what their draws need, and the documents, in
+ * stores of at most o.mem bytes of memory each that spill to a temporary
+ * file beyond it, and make the same rows whatever o.mem. */
 #ifndef CAL_ROWS_PACK_H
 #define CAL_ROWS_PACK_H
 
@@ -58,7 +64,11 @@ typedef struct {
     const uint64_t *strata;  /* doc: bucket bounds, increasing */
     size_t nstrata;
     int64_t bos_id, eos_id, pad_id; /* -1 = none */
+    size_t mem;              /* window, --stratify, --sort: memory of each store of
+                              * the input before it spills to $TMPDIR (0: CAL_PACK_MEM) */
 } cal_pack_opts;
+
+#define CAL_PACK_MEM (64u << 20) /* cal-pack -S's default */
 
 /* The defaults: concat, no policies, no filters, ids unknown (-1). */
 void cal_pack_opts_init(cal_pack_opts *o);
@@ -82,7 +92,23 @@ typedef struct {
 
 typedef struct cal_packer cal_packer;
 
+/* A document as the packer takes it. */
+typedef struct {
+    const uint32_t *ids;
+    size_t n;
+    uint64_t id;
+    const char *label;  /* label_len bytes, not NUL-terminated */
+    size_t label_len;
+} cal_pack_doc;
+
 cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx);
+/* Says, before the first document, that the input can be read again (a
+ * regular file): the modes that draw from the whole input then keep no
+ * copy of the documents and read them again, from the first, through
+ * rewind(ctx) and next(ctx, &doc) (1 per document, 0 at the end), which
+ * must give the documents cal_packer_add took, filtered ones included, in
+ * the same order. */
+void cal_packer_reread(cal_packer *p, void (*rewind)(void *ctx), int (*next)(void *ctx, cal_pack_doc *d), void *ctx);
 /* 1 while the packer takes documents: 0 once -n rows are out in a mode
  * that makes rows as it reads (the rest of the input need not be read). */
 int cal_packer_wants(const cal_packer *p);

@@ -1,11 +1,28 @@
-/* pack_row.c - what every packing mode shares: the BOS/EOS policies of a
- * row, row ids, handing rows to the sink, and the one-row-per-document
- * layout (doc mode and stratified samples). */
+/* pack_row.c - what every packing mode shares: the document filters and
+ * wrapping, the BOS/EOS policies of a row, row ids, handing rows to the
+ * sink, and the one-row-per-document layout (doc mode and stratified
+ * samples). */
 #include <string.h>
 
 #include "base/hash.h"
 #include "base/num.h"
 #include "rows/pack_internal.h"
+
+int cal_pack_passes(const cal_packer *p, size_t n) {
+    return n >= p->o.min_tokens && !(p->o.max_tokens && n > p->o.max_tokens);
+}
+
+void cal_pack_wrap(cal_packer *p, const uint32_t *ids, size_t n, int first) {
+    cal_ids *t = &p->doc;
+    t->n = 0;
+    if (!first && p->o.sep == CAL_SEP_EOS) cal_ids_push(t, (uint32_t)p->o.eos_id);
+    if (!first && p->o.sep == CAL_SEP_BOS) cal_ids_push(t, (uint32_t)p->o.bos_id);
+    if (p->o.bos == CAL_POL_DOC) cal_ids_push(t, (uint32_t)p->o.bos_id);
+    cal_ids_reserve(t, t->n + n + 1);
+    if (n) memcpy(t->v + t->n, ids, n * 4);
+    t->n += n;
+    if (p->o.eos == CAL_POL_DOC) cal_ids_push(t, (uint32_t)p->o.eos_id);
+}
 
 int cal_pack_row_has(const cal_packer *p, int pol, uint64_t r) {
     if (pol == CAL_POL_ROW || (pol == CAL_POL_DOC && p->o.mode == CAL_PACK_DOC)) return 1;
@@ -41,8 +58,14 @@ static int repetitive(const uint32_t *ids, size_t n, uint64_t max) {
 }
 
 void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, const char *label) {
+    cal_pack_doc_row_part(p, t, n, n, 0, src, label);
+}
+
+void cal_pack_doc_row_part(cal_packer *p, const uint32_t *t, size_t have, size_t n0, size_t first, uint64_t src,
+                           const char *label) {
+    (void)have; /* every id the row takes is there (the caller's promise) */
     int b = cal_pack_row_has(p, p->o.bos, p->st.rows), e = cal_pack_row_has(p, p->o.eos, p->st.rows);
-    size_t len = p->o.len, room = len - (size_t)b - (size_t)e, skip = 0, n0 = n;
+    size_t len = p->o.len, room = len - (size_t)b - (size_t)e, skip = 0, n = n0;
     if (n > room) {
         if (p->o.truncate == 1) skip = n - room;
         n = room;
@@ -53,7 +76,7 @@ void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, 
         p->mask[i] = i >= at && i < at + real;
     }
     if (b) p->ids[at] = (uint32_t)p->o.bos_id;
-    if (n) memcpy(p->ids + at + b, t + skip, n * 4);
+    if (n) memcpy(p->ids + at + b, t + (skip - first), n * 4);
     if (e) p->ids[at + b + n] = (uint32_t)p->o.eos_id;
     /* auto-round: a row whose last token repeats through it is left out */
     if (repetitive(p->ids + at, real, p->o.max_repeat)) {

@@ -33,6 +33,8 @@ struct cal_reader {
     int shards_check, shards_whole, shards_allow, shards_done;
     int continues;         /* the last header had CAL_HDR_CONTINUES */
     unsigned streams;      /* headers without it */
+    void (*refill)(void *); /* cal_reader_on_refill */
+    void *refill_ctx;
 };
 
 static void reader_init(cal_reader *r, const char *name) {
@@ -45,6 +47,7 @@ static void reader_init(cal_reader *r, const char *name) {
 static size_t fill(cal_reader *r, size_t need, char *err, size_t errlen, int *ioerr) {
     size_t have = r->end - r->pos;
     if (have >= need || r->fd < 0 || r->eof) return have;
+    if (r->refill) r->refill(r->refill_ctx); /* the records returned so far are used up */
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, have);
         r->base += r->pos;
@@ -357,6 +360,11 @@ int cal_read(cal_reader *r, cal_rec *rec) {
     return rc;
 }
 
+void cal_reader_on_refill(cal_reader *r, void (*fn)(void *ctx), void *ctx) {
+    r->refill = fn;
+    r->refill_ctx = ctx;
+}
+
 const cal_meta *cal_reader_meta(cal_reader *r) { return &r->meta; }
 unsigned cal_reader_headers(cal_reader *r) { return r->headers; }
 int cal_reader_continues(cal_reader *r) { return r->continues; }
@@ -424,6 +432,7 @@ void cal_reader_die(cal_reader *r, const cal_rec *rec, const char *fmt, ...) {
 
 void cal_reader_close(cal_reader *r) {
     if (!r) return;
+    if (r->refill) r->refill(r->refill_ctx);
     if (r->own_fd) close(r->fd);
     if (r->fd >= 0) cal_huge_free(r->buf, r->cap);
     cal_meta_free(&r->meta);

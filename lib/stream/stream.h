@@ -179,6 +179,10 @@ int cal_read(cal_reader *r, cal_rec *rec);
 /* Like cal_read but returns -1 instead of dying, with the message in err
  * (for cal-cat --check and the fuzzer). */
 int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen);
+/* fn(ctx) is called before the reader moves, frees or overwrites bytes of
+ * records it returned (when it refills its buffer, and when it is closed):
+ * a writer given those records by cal_write_raw_lent flushes them there. */
+void cal_reader_on_refill(cal_reader *r, void (*fn)(void *ctx), void *ctx);
 /* Metadata merged from every header seen so far. The first header is read
  * when a file/fd reader is opened (so this is valid before the first cal_read). */
 const cal_meta *cal_reader_meta(cal_reader *r);
@@ -251,6 +255,13 @@ int cal_encode_tokens(cal_buf *out, const char *label, size_t llen, uint64_t id,
 void cal_write_encoded(cal_writer *w, const void *recs, size_t n, uint64_t nrecs);
 /* Pass a record through unchanged (copies its raw bytes; fast path). */
 void cal_write_raw(cal_writer *w, const cal_rec *rec);
+/* The same without copying: the record's bytes are written by the next
+ * cal_writer_flush (or by any write that must follow them) and must stay
+ * valid until then. Records of a reader whose refill hook flushes this
+ * writer (cal_reader_on_refill) do; consecutive ones go out in one write
+ * call, straight from the reader's buffer (cal-cat --pass: one copy of each
+ * byte less). */
+void cal_write_raw_lent(cal_writer *w, const cal_rec *rec);
 void cal_writer_flush(cal_writer *w);
 /* Flushes, writes the header if nothing was written, and for a named file
  * fsyncs and renames into place. Dies on any write error. */

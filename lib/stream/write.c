@@ -29,6 +29,8 @@ struct cal_writer {
     int header_out, dirty, named; /* named: not stdout */
     uint64_t seg_records;     /* records since the last header */
     uint64_t off;             /* bytes written or buffered: where the next record goes */
+    const uint8_t *lent;      /* cal_write_raw_lent: bytes to write after buf, not copied */
+    size_t nlent;
 };
 
 /* A record or header this writer cannot write: "PROG: OUT: byte OFF: msg". */
@@ -67,11 +69,14 @@ cal_meta *cal_writer_meta(cal_writer *w) {
 static void flush(cal_writer *w) {
     cal__write_all(w->fd, w->buf, w->n, w->name);
     w->n = 0;
+    if (w->nlent) cal__write_all(w->fd, w->lent, w->nlent, w->name);
+    w->nlent = 0;
     if (w->tmp) cal_writeback(w->fd); /* the commit's fsync waits less */
 }
 
 static void put(cal_writer *w, const void *p, size_t n) {
     if (n == 0) return; /* p may be NULL */
+    if (w->nlent) flush(w); /* lent bytes go out before anything after them */
     w->off += n;
     if (w->n + n > WRITE_BUF) {
         flush(w);
@@ -164,7 +169,7 @@ static void write_parts(cal_writer *w, int kind, unsigned flags, const char *lab
     }
     size_t total = CAL_REC_HEAD + llen + plen + 8;
     if (total <= WRITE_BUF) { /* the common case: assembled in the buffer */
-        if (w->n + total > WRITE_BUF) flush(w);
+        if (w->n + total > WRITE_BUF || w->nlent) flush(w);
         rec_assemble(w->buf + w->n, kind, flags, label, llen, id, pp, np, plen);
         w->n += total;
         w->off += total;
@@ -296,6 +301,19 @@ void cal_write_raw(cal_writer *w, const cal_rec *rec) {
     maybe_header(w);
     w->seg_records++;
     put(w, rec->raw, rec->raw_len);
+}
+
+void cal_write_raw_lent(cal_writer *w, const cal_rec *rec) {
+    maybe_header(w);
+    w->seg_records++;
+    w->off += rec->raw_len;
+    if (w->nlent && rec->raw == w->lent + w->nlent) { /* the next record in the reader's buffer */
+        w->nlent += rec->raw_len;
+        return;
+    }
+    if (w->nlent) flush(w);
+    w->lent = rec->raw;
+    w->nlent = rec->raw_len;
 }
 
 void cal_writer_flush(cal_writer *w) { flush(w); }

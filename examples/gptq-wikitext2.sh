@@ -12,6 +12,8 @@
 #                as gptq
 # calkit: cal-read --join (--empty, -n 1000), cal-encode --add-special
 # --parse-special, cal-pack --mode window --rng python [--to-end].
+# Read at: IST-DASLab/gptq 2d65066eeb06 (datautils.py), optimum 83c88b8fc51e
+# (gptq/data.py), lmdeploy 1263d5cd889b (lite/utils/calib_dataloader.py).
 #
 # The rows are the dataset's "text" column: -i FILE is wikitext-2-raw-v1's
 # train split as the Hugging Face hub ships it (Parquet, or JSON Lines of

@@ -72,8 +72,9 @@ static const cal_opt opts[] = {
 static const cal_prog prog = {
     "cal-read [OPTION]... SOURCE...\ncal-read --list",
     "Reads documents and writes a cal-stream of TEXT records to stdout.\n"
-    "SOURCE is a built-in corpus (wiki, web|c4, code, stories|tiny, multilingual,\n"
-    "technical), a file, a directory (files in sorted order) or - for stdin.\n"
+    "SOURCE is a built-in corpus (foldoc|wiki, prose|web|c4|pile, code, stories|tiny,\n"
+    "multilingual, technical), a file, a directory (files in sorted order) or -\n"
+    "for stdin.\n"
     "gzip and zstd compression is detected and removed.",
     opts, NULL};
 

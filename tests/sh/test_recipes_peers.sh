@@ -58,7 +58,7 @@ O=$T/out E=$ROOT/examples
 cat >"$O/params.json" <<'EOF'
 {"exl2_length": 256, "exl2_custom_rows": 20, "exl2_custom_length": 128, "exl3_rows": 60, "exl3_length": 128,
  "wt2_rows": 16, "wt2_length": 128, "c4_rows": 16, "c4_length": 128, "seed": 3, "awq_docs": 24, "awq_length": 64,
- "ar_rows": 10, "ar_length": 128, "gm_docs": 30, "gm_length": 256, "lc_rows": 12, "lc_length": 128}
+ "ar_rows": 16, "ar_length": 128, "gm_docs": 30, "gm_length": 256, "lc_rows": 12, "lc_length": 128}
 EOF
 check "exl2-standard.sh" sh "$E/exl2-standard.sh" -l 256 -o "$O/exl2"
 check "exl2-standard.sh -i custom.parquet" sh "$E/exl2-standard.sh" -i "$O/custom.parquet" -n 20 -l 128 -o "$O/exl2custom"
@@ -72,7 +72,7 @@ for p in gptq optimum; do  # lmdeploy joins as gptq
     -n 16 -l 128 -s 3 -o "$O/wt2-$p-hf"
 done
 check "awq-pileval.sh" sh "$E/awq-pileval.sh" -n 24 -l 64 -o "$O/awq"
-check "autoround.sh" sh "$E/autoround.sh" -n 10 -l 128 -o "$O/autoround"
+check "autoround.sh" sh "$E/autoround.sh" -n 16 -l 128 -o "$O/autoround"
 grep -q "documents dropped by --max-repeat 64" "$T/.out" && ok "autoround: the repetitive document is counted" ||
   not_ok "autoround: repetition drop reported" "$(cat "$T/.out")"
 check "gptqmodel.sh" sh "$E/gptqmodel.sh" -n 30 -l 256 -o "$O/gptqmodel"

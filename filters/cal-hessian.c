@@ -200,8 +200,9 @@ int main(int argc, char **argv) {
         }
         char err[300];
         if (o.imatrix && !cal_result_to_imatrix(&r, o.imatrix_name, o.gguf_names, &im, err, sizeof err)) cal_die("%s", err);
-        for (int k = 0; k < (a.noperands ? a.noperands : 1); k++)
-            cal_imatrix_add_dataset(&im, a.noperands ? a.operands[k] : "stdin");
+        if (!cal_imatrix_add_sources(&im, &r.meta)) /* the stream names no source */
+            for (int k = 0; k < (a.noperands ? a.noperands : 1); k++)
+                cal_imatrix_add_dataset(&im, a.noperands ? a.operands[k] : "stdin");
     }
     double t1 = cal_now();
     int sargc;

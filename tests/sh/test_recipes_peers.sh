@@ -47,6 +47,8 @@ for name, limit in budget.items():
             title, _, body = d.partition("\n")
             rows += ["", " = %s = \n" % title, ""] + [" %s \n" % p for p in body.split("\n") if p.strip()]
         json.dump(rows, open(out + "/wikitext-rows.json", "w"))
+        # and the raw file they come from: a blank row is a line of one space, as in wiki.train.raw
+        open(out + "/wiki.train.raw", "w").write("".join(r or " \n" for r in rows))
         json.dump(docs, open(out + "/wiki-texts.json", "w"))
 PYEOF
 node build/npm/parquet_strings.mjs "$T/out/wikitext-rows.json" "$T/out/wikitext.parquet" &&
@@ -70,6 +72,10 @@ done
 for p in gptq optimum; do  # lmdeploy joins as gptq
   check "gptq-wikitext2.sh -p $p (HF rows, Parquet)" sh "$E/gptq-wikitext2.sh" -p $p -i "$O/wikitext.parquet" \
     -n 16 -l 128 -s 3 -o "$O/wt2-$p-hf"
+  check "gptq-wikitext2.sh -p $p (the raw wiki.train.raw)" sh "$E/gptq-wikitext2.sh" -p $p -i "$O/wiki.train.raw" \
+    -n 16 -l 128 -s 3 -o "$O/raw-$p"
+  cal-cat -o "$T/raw-$p.npy" "$O/raw-$p/cal_data.cal" && cal-cat -o "$T/hf-$p.npy" "$O/wt2-$p-hf/cal_data.cal"
+  same "gptq-wikitext2.sh -p $p: the raw file gives the Hugging Face rows' set" "$T/raw-$p.npy" "$T/hf-$p.npy"
 done
 check "awq-pileval.sh" sh "$E/awq-pileval.sh" -n 24 -l 64 -o "$O/awq"
 check "autoround.sh" sh "$E/autoround.sh" -n 16 -l 128 -o "$O/autoround"

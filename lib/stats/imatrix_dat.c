@@ -16,15 +16,21 @@
 int cal_imatrix_dat_sniff(const char *path) {
     size_t n = strlen(path);
     if (n >= 4 && !strcmp(path + n - 4, ".dat")) return 1;
-    uint8_t b[8];
+    uint8_t b[8 + CAL_IMATRIX_MAX_NAME];
     struct stat sb;
     int fd = open(path, O_RDONLY);
     if (fd < 0) return 0;
-    ssize_t got = read(fd, b, 8);
+    ssize_t got = read(fd, b, sizeof b);
     int st = fstat(fd, &sb);
     close(fd);
-    if (got != 8 || st != 0 || !memcmp(b, "GGUF", 4)) return 0;
-    return cal_ld64(b) > (uint64_t)sb.st_size - 8; /* not a safetensors header length */
+    if (got < 9 || st != 0) return 0;
+    /* i32 entries, i32 name length, a printable name: no safetensors header
+     * length (u64) is that large, no GGUF or cal-stream magic reads so */
+    int32_t entries = (int32_t)cal_ld32(b), len = (int32_t)cal_ld32(b + 4);
+    if (entries < 1 || entries > (1 << 24) || len < 1 || len > CAL_IMATRIX_MAX_NAME || 8 + len > got) return 0;
+    for (int32_t i = 0; i < len; i++)
+        if (b[8 + i] < 0x21 || b[8 + i] > 0x7e) return 0;
+    return cal_ld64(b) > (uint64_t)sb.st_size;
 }
 
 #define BAD(off, ...) cal_err_at(err, errlen, name, (off), __VA_ARGS__)

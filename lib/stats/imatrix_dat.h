@@ -24,9 +24,10 @@
 /* llama-imatrix's default -c: the chunk size a .dat is read back with. */
 #define CAL_IMATRIX_DAT_CHUNK 512
 
-/* Whether the file at path is not a safetensors or GGUF file and so may be
- * a legacy .dat (its first 8 bytes, read as safetensors' header length,
- * point past the end; or the name ends in .dat). */
+/* Whether the file at path is a legacy .dat: its name ends in .dat, or it
+ * starts as one (entries >= 1, a name of printable ASCII) and so is no
+ * safetensors file (whose first 8 bytes, a header length, would point past
+ * the end). */
 int cal_imatrix_dat_sniff(const char *path);
 /* Adds the entries of a .dat file of n bytes at p (named name in errors):
  * in_sum2 = value * chunk, counts = ncall * chunk, one matrix per entry, no

@@ -23,7 +23,7 @@ open(f"{T}/emb.safetensors", "wb").write(struct.pack("<Q", len(h)) + h + E.tobyt
 PYEOF
 check "by-label result under transformers' names" cal-hessian --by-label "$T/hf.cal" -o "$T/hf.st"
 expect_fail "--merge --imatrix without --gguf-names refuses transformers' names" 1 \
-  "imatrix entry 'model.layers.0.self_attn.q_proj' has a transformers module name, which llama-quantize ignores: add --gguf-names to write llama.cpp's (blk.0.attn_q.weight)" \
+  "imatrix entry 'model.layers.0.self_attn.q_proj' has a transformers module name, which llama-quantize ignores: add --gguf-names to write llama.cpp's \(blk.0.attn_q.weight\)" \
   cal-hessian --merge --imatrix "$T/bad.gguf" "$T/hf.st"
 [ -e "$T/bad.gguf" ] && not_ok "nothing written on refusal" || ok "nothing written on refusal"
 expect_fail "--by-label --imatrix without --gguf-names refuses too" 1 "add --gguf-names" \

@@ -13,6 +13,10 @@ if ! command -v node >/dev/null 2>&1 || [ ! -d build/npm/node_modules/@anush008/
   skip "recipes at their defaults" "node, build/npm, build/tokenizers/llama3, build/corpora or cal-cat missing"
   exit 0
 fi
+if [ "${CAL_SANITIZE:-}" = 1 ]; then  # 128 x 2048 thrice over under ASan: the small cut runs the same code
+  skip "recipes at their defaults" "SANITIZE=1 runs them on a small cut only (test_recipes_peers.sh)"
+  exit 0
+fi
 export CAL_CORPORA="$ROOT/build/corpora" CAL_TOKENIZER=llama3
 unset CAL_TOKENS_DIR
 O=$T/out E=$ROOT/examples

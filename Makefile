@@ -1,5 +1,7 @@
 # calkit - build, test, install. See README.md.
 #   make              build every program into $(BIN) (default bin/)
+#   make check-llama  calkit against llama.cpp's llama-imatrix/llama-quantize
+#                     (builds llama.cpp into build/llama first; minutes)
 #   make check        build and run the test suite (SANITIZE=1: ASan+UBSan),
 #                     CAL_JOBS tests at a time (default: all processors);
 #                     TESTS=pattern runs the tests whose file name holds it
@@ -83,7 +85,7 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(OBJ)/tests/%)
 DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
-.PHONY: all deps check install uninstall clean corpora tokenizers bench bundle fuzz setup demo
+.PHONY: all deps check check-llama install uninstall clean corpora tokenizers bench bundle fuzz setup demo
 .DELETE_ON_ERROR:
 
 all: deps-quiet $(PROGS)
@@ -163,6 +165,17 @@ check: deps-quiet $(PROGS) $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_REPLAY)
 	@sh corpora/build.sh
 	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi
 	@CAL_BIN=$(abspath $(BIN)) CAL_UNIT=$(abspath $(OBJ)/tests) CAL_SANITIZE=$(SANITIZE) \
+	  sh tests/run.sh
+
+# calkit against llama.cpp's own programs (tests/llama/): builds llama.cpp
+# from the git bundle in npm node-llama-cpp first (scripts/build-llama.sh,
+# minutes; into build/llama, never into git). Not part of make check or CI.
+check-llama: deps-quiet $(PROGS)
+	@sh scripts/deps.sh test
+	@sh corpora/build.sh
+	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi
+	@sh scripts/build-llama.sh
+	@CAL_BIN=$(abspath $(BIN)) CAL_UNIT=/nonexistent CAL_EXTRA_TESTS="tests/llama/*.sh" TESTS=test_llama \
 	  sh tests/run.sh
 
 corpora: $(PROGS)

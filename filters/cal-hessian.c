@@ -17,11 +17,14 @@
 #include "stream/shards.h"
 #include "stats/hessian.h"
 #include "stats/imatrix.h"
+#include "stats/imatrix_dat.h"
+#include "stats/imatrix_stats.h"
 #include "stats/result.h"
 
 enum {
     O_EMBED = 256, O_RMSNORM, O_EPS, O_PERPOS, O_DTYPE, O_SCALE, O_SKIP, O_MERGE, O_INVERSE, O_DAMP,
     O_IMATRIX, O_IMNAME, O_GGUFNAMES, O_BYLABEL, O_BLOCK, O_THREADS, O_PROGRESS, O_RANGES, O_PCT, O_PARTIAL,
+    O_STATS,
 };
 
 static const cal_opt options[] = {
@@ -39,11 +42,13 @@ static const cal_opt options[] = {
     {0, "by-label", NULL, CAL_STAGE,
      "one Hessian per VECTORS label (the weight the rows feed),\nall in one result and one imatrix", O_BYLABEL},
     {0, "merge", NULL, CAL_STAGE,
-     "inputs are cal-hessian results or GGUF imatrix files:\nadd them exactly", O_MERGE},
+     "inputs are cal-hessian results or imatrix files (GGUF,\nlegacy .dat): add them exactly", O_MERGE},
     {0, "gptq-inverse", NULL, CAL_STAGE,
      "also write hessian_inv_chol: upper Cholesky factor of the\ndamped inverse, as GPTQ uses it", O_INVERSE},
     {0, "damp", "F", CAL_STAGE, "GPTQ damping, fraction of mean(diag) (default 0.01)", O_DAMP},
-    {0, "imatrix", "FILE", CAL_STAGE, "also write llama.cpp's imatrix GGUF (atomically)", O_IMATRIX},
+    {0, "imatrix", "FILE", CAL_STAGE, "also write llama.cpp's imatrix GGUF (atomically; FILE.dat:\nthe legacy format)", O_IMATRIX},
+    {0, "show-statistics", NULL, 0, "print the imatrix's per-tensor statistics as llama-imatrix\n"
+     "--show-statistics does (of one file: --merge FILE)", O_STATS},
     {0, "imatrix-name", "NAME", CAL_STAGE, "the weight name of unlabelled vectors in the imatrix", O_IMNAME},
     {0, "gguf-names", NULL, CAL_STAGE,
      "labels are HF module names (model.layers.0.mlp.up_proj):\nllama.cpp's names in the imatrix, experts as rows", O_GGUFNAMES},
@@ -61,7 +66,8 @@ static const cal_opt options[] = {
 
 static const cal_prog prog = {
     "cal-hessian [OPTION]... -o OUT.safetensors [--imatrix OUT.gguf] [FILE]...\n"
-    "cal-hessian --merge [OPTION]... [-o OUT.safetensors] [--imatrix OUT.gguf] IN...",
+    "cal-hessian --merge [OPTION]... [-o OUT.safetensors] [--imatrix OUT.gguf] IN...\n"
+    "cal-hessian --merge --show-statistics IMATRIX",
     "Accumulate H = sum x x^T (float64, OpenBLAS on tiles) and per-channel statistics\n"
     "of the vectors in the input streams (default stdin): VECTORS records, or\n"
     "TOKENS/ROW records turned into embedding rows with --embed.",
@@ -75,7 +81,7 @@ typedef struct {
     const char *out, *imatrix, *imatrix_name;
     cal_collect_opts in;
     cal_result_form form;
-    int merge, verbose, gguf_names, partial;
+    int merge, verbose, gguf_names, partial, stats;
     double pct[CAL_RESULT_MAX_PCT];
 } opts;
 
@@ -131,9 +137,11 @@ static void parse(int argc, char **argv, opts *o, cal_args *a) {
         case 'v': o->verbose = 1; break;
         case O_PROGRESS: o->in.progress = 1; break;
         case O_PARTIAL: o->partial = 1; break;
+        case O_STATS: o->stats = 1; break;
         }
     }
-    if (!o->out && !o->imatrix) cal_usage_error("no output file (-o OUT.safetensors or --imatrix OUT.gguf)");
+    if (!o->out && !o->imatrix && !o->stats)
+        cal_usage_error("no output file (-o OUT.safetensors or --imatrix OUT.gguf)");
     if (o->imatrix && !o->imatrix_name && !o->merge && !o->in.by_label)
         cal_usage_error("--imatrix needs --imatrix-name NAME");
     if (o->in.rmsnorm && !o->in.embed) cal_usage_error("--rmsnorm needs --embed");
@@ -151,6 +159,11 @@ static void merge(opts *o, const cal_args *a, cal_result *r, cal_imatrix *im) {
     cal_meta rest = {0};                   /* the later results' metadata */
     for (int k = 0; k < a->noperands; k++) {
         const char *path = a->operands[k];
+        if (!cal_gguf_sniff(path) && cal_imatrix_dat_sniff(path)) { /* llama.cpp's legacy format */
+            if (o->out) cal_die("%s: a legacy imatrix holds no hessian: merge it with --imatrix and no -o", path);
+            if (!cal_imatrix_add_dat_file(im, path, CAL_IMATRIX_DAT_CHUNK, err, sizeof err)) cal_die("%s", err);
+            continue;
+        }
         if (!cal_gguf_sniff(path)) {
             cal_st_file *f = cal_st_open(path);
             cal_meta fm = {0};
@@ -173,7 +186,8 @@ static void merge(opts *o, const cal_args *a, cal_result *r, cal_imatrix *im) {
     cal_shards_free(shards);
     if (!cal_meta_merge(&r->meta, &rest, err, sizeof err)) cal_die("--merge: %s", err);
     cal_meta_free(&rest);
-    if (o->imatrix && r->n && !cal_result_to_imatrix(r, o->imatrix_name, o->gguf_names, im, err, sizeof err)) cal_die("%s", err);
+    if ((o->imatrix || o->stats) && r->n && !cal_result_to_imatrix(r, o->imatrix_name, o->gguf_names, im, err, sizeof err))
+        cal_die("%s", err);
     if (o->in.sketch && !r->percentiles) cal_die("--ranges/--percentiles: no input holds sketches (made with --ranges)");
     if (!r->percentiles || o->form.npct) return;
     if (r->percentiles_differ) cal_die("the inputs hold different percentile lists: choose one with --percentiles");
@@ -217,9 +231,11 @@ int main(int argc, char **argv) {
             cal_buf_addf(&extra, " --percentiles 99.9,99.99");
         }
         char err[300];
-        if (o.imatrix && !cal_result_to_imatrix(&r, o.imatrix_name, o.gguf_names, &im, err, sizeof err)) cal_die("%s", err);
-        for (int k = 0; k < (a.noperands ? a.noperands : 1); k++)
-            cal_imatrix_add_dataset(&im, a.noperands ? a.operands[k] : "stdin");
+        if ((o.imatrix || o.stats) && !cal_result_to_imatrix(&r, o.imatrix_name, o.gguf_names, &im, err, sizeof err))
+            cal_die("%s", err);
+        if (!cal_imatrix_add_sources(&im, &r.meta)) /* the stream names no source */
+            for (int k = 0; k < (a.noperands ? a.noperands : 1); k++)
+                cal_imatrix_add_dataset(&im, a.noperands ? a.operands[k] : "stdin");
     }
     double t1 = cal_now();
     int sargc;
@@ -228,7 +244,9 @@ int main(int argc, char **argv) {
     cal_buf_free(&extra);
     if (imf) {
         cal_buf b = {0};
-        cal_imatrix_serialize(&im, &b);
+        size_t il = strlen(o.imatrix);
+        if (il >= 4 && !strcmp(o.imatrix + il - 4, ".dat")) cal_imatrix_serialize_dat(&im, &b);
+        else cal_imatrix_serialize(&im, &b);
         cal_file_write(imf, b.p, b.n);
         cal_buf_free(&b);
     }
@@ -238,6 +256,12 @@ int main(int argc, char **argv) {
     if (out) all[nall++] = out;
     if (imf) all[nall++] = imf;
     cal_file_commit_all(all, nall); /* both or neither */
+    if (o.stats && !cal_imatrix_statistics(&im, o.imatrix         ? o.imatrix
+                                                : a.noperands == 1 ? a.operands[0]
+                                                                   : "the merged imatrix",
+                                           stdout))
+        cal_die("--show-statistics: no tensor of the imatrix has data");
+    if (o.stats && (fflush(stdout) || ferror(stdout))) cal_die("standard output: write error");
     if (o.verbose) {
         double n = 0, rows = 0, pad = 0, noise = 0, skipped = 0, flop = 0, sec = t1 - t0;
         for (size_t i = 0; i < r.n; i++) {

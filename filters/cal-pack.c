@@ -16,11 +16,11 @@
 
 enum { O_ALLOW = 256, O_SEED, O_SEP, O_TAIL, O_PERDOC, O_TRUNC, O_PAD, O_MIN, O_MAX, O_STRAT, O_BOS, O_EOS,
        O_BOSID, O_EOSID, O_PADID, O_RANDOM, O_NOISE, O_PROGRESS, O_RNG, O_TOEND, O_SORT, O_DOCS, O_REPEAT,
-       O_PARTIAL };
+       O_PARTIAL, O_SKIP };
 
 static const cal_opt opts[] = {
     {'l', "length", "N", CAL_STAGE, "row length in tokens (required)", 0},
-    {'m', "mode", "MODE", CAL_STAGE, "concat (default), window, doc or article", 0},
+    {'m', "mode", "MODE", CAL_STAGE, "concat (default), window, doc, article or llama", 0},
     {'n', "rows", "N", CAL_STAGE, "exactly N data rows; error if the input is too short", 0},
     {0, "allow-short", NULL, CAL_STAGE, "write the rows that are possible (fewer than -n,\nor none) instead of failing",
      O_ALLOW},
@@ -42,6 +42,8 @@ static const cal_opt opts[] = {
     {0, "sort", "input|asc|desc", CAL_STAGE, "doc: rows by length, stable (default input order)", O_SORT},
     {0, "max-repeat", "N", CAL_STAGE, "doc: drop a row whose last token occurs more than N\n"
      "times in it (counted; auto-round: LENGTH/2)", O_REPEAT},
+    {0, "skip-chunks", "K", CAL_STAGE, "llama: skip the first K rows' worth of tokens\n"
+     "(llama-imatrix --chunk K)", O_SKIP},
     {0, "stratify", "B1,B2,...", CAL_STAGE, "doc: equal draws per token-length bucket (needs -n)", O_STRAT},
     {0, "bos", "none|row|doc|half|alt", CAL_STAGE, "BOS policy (default none)", O_BOS},
     {0, "eos", "none|row|doc|half|alt", CAL_STAGE, "EOS policy (default none)", O_EOS},
@@ -154,6 +156,7 @@ int main(int argc, char **argv) {
         case O_DOCS: o.docs = num(&a, 1, UINT64_MAX); break;
         case O_REPEAT: o.max_repeat = num(&a, 1, UINT32_MAX); break;
         case O_PARTIAL: partial = 1; break;
+        case O_SKIP: o.skip = num(&a, 0, UINT32_MAX); break;
         }
     }
     if (a.noperands > 1) cal_usage_error("one input FILE at most (concatenate with cat)");

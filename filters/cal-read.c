@@ -74,10 +74,11 @@ static const cal_opt opts[] = {
 static const cal_prog prog = {
     "cal-read [OPTION]... SOURCE...\ncal-read --list",
     "Reads documents and writes a cal-stream of TEXT records to stdout.\n"
-    "SOURCE is a built-in corpus (wiki, web|c4, code, stories|tiny, multilingual,\n"
-    "technical), a file, a directory (files in sorted order) or - for stdin.\n"
-    "gzip, zstd, xz and bzip2 compression is detected and removed; an input that\n"
-    "is not text (an image, an archive, binary data) is refused unless -f is given.",
+    "SOURCE is a built-in corpus (foldoc|wiki, prose|web|c4|pile, code, stories|tiny,\n"
+    "multilingual, technical), a file, a directory (files in sorted order) or -\n"
+    "for stdin. gzip, zstd, xz and bzip2 compression is detected and removed; an\n"
+    "input that is not text (an image, an archive, binary data) is refused unless\n"
+    "-f is given.",
     opts, NULL};
 
 static struct {

@@ -27,7 +27,8 @@ start=$(now)
 
 # The tests, slowest first: wall milliseconds of the last run, or else a
 # guess.
-for t in "$CAL_UNIT"/test_* tests/sh/*.sh tests/hostile/*.sh; do
+# CAL_EXTRA_TESTS: more test files (make check-llama: tests/llama/*.sh)
+for t in "$CAL_UNIT"/test_* tests/sh/*.sh tests/hostile/*.sh ${CAL_EXTRA_TESTS:-}; do
   case "$t" in *.d | *.o) continue ;; esac
   [ -f "$t" ] || continue
   case "$t" in *.sh) ;; *) [ -x "$t" ] || continue ;; esac

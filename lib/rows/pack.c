@@ -9,7 +9,7 @@
 #include "base/num.h"
 #include "rows/pack_internal.h"
 
-const char *const cal_pack_mode_names[] = {"concat", "window", "doc", "article", NULL};
+const char *const cal_pack_mode_names[] = {"concat", "window", "doc", "article", "llama", NULL};
 const char *const cal_pack_policy_names[] = {"none", "row", "doc", "half", "alt", NULL};
 const char *const cal_pack_sep_names[] = {"none", "eos", "bos", NULL};
 const char *const cal_pack_sort_names[] = {"input", "asc", "desc", NULL};
@@ -23,8 +23,13 @@ void cal_pack_opts_init(cal_pack_opts *o) {
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
 int cal_pack_check(const cal_pack_opts *o, char *err, size_t errlen) {
-    int concat = o->mode == CAL_PACK_CONCAT, article = o->mode == CAL_PACK_ARTICLE;
+    int concat = o->mode == CAL_PACK_CONCAT, article = o->mode == CAL_PACK_ARTICLE, llama = o->mode == CAL_PACK_LLAMA;
     if (!o->len) FAIL("-l LENGTH is required");
+    if (o->skip && !llama) FAIL("--skip-chunks needs --mode llama");
+    if (llama && (o->bos != CAL_POL_NONE || o->eos != CAL_POL_NONE || o->sep != CAL_SEP_NONE || o->tail_pad ||
+                  o->min_tokens || o->max_tokens || o->docs))
+        FAIL("--mode llama cuts the text as llama-imatrix does: no --bos, --eos, --sep, --tail or document filters "
+             "(it puts BOS first in every row by itself)");
     if (o->mode == CAL_PACK_WINDOW && !o->have_n) FAIL("--mode window needs -n ROWS");
     if ((o->bos == CAL_POL_HALF || o->eos == CAL_POL_HALF) && !o->have_n)
         FAIL("--bos/--eos half needs -n ROWS (the half is of the rows)");
@@ -98,6 +103,10 @@ cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx)
     cal_drops_reason(&p->st.drops, "as the last partial row (--tail drop)");
     snprintf(why, sizeof why, "by --max-repeat %llu", (unsigned long long)o->max_repeat);
     cal_drops_reason(&p->st.drops, why);
+    snprintf(why, sizeof why, "by --skip-chunks %llu", (unsigned long long)o->skip);
+    cal_drops_reason(&p->st.drops, why);
+    cal_drops_reason(&p->st.drops, "as each row's first token, replaced by BOS (--mode llama)");
+    p->skip_left = o->skip * o->len;
     snprintf(p->padded, sizeof p->padded, "padded to -l %u", o->len);
     return p;
 }
@@ -108,8 +117,12 @@ void cal_packer_reread(cal_packer *p, void (*rewind)(void *ctx), int (*next)(voi
     p->rctx = ctx;
 }
 
+/* llama: the tokens that llama-imatrix's checks need to have seen */
+static uint64_t llama_needs(const cal_pack_opts *o) { return (o->skip + 2) * o->len + (o->skip > 0); }
+
 int cal_packer_wants(const cal_packer *p) {
     if (p->o.docs && p->kept >= p->o.docs) return 0;
+    if (p->o.mode == CAL_PACK_LLAMA && p->st.tokens < llama_needs(&p->o)) return 1;
     return !done(p) || p->o.mode == CAL_PACK_WINDOW || p->o.nstrata || p->o.sort;
 }
 
@@ -128,6 +141,10 @@ void cal_packer_free(cal_packer *p) {
 /* ---- concat: streaming, memory O(LENGTH) --------------------------------- */
 static void concat_row_done(cal_packer *p) {
     if (p->row_eos) p->ids[p->fill++] = (uint32_t)p->o.eos_id;
+    if (p->o.mode == CAL_PACK_LLAMA && p->o.bos_id >= 0) {
+        if (p->ids[0] != (uint32_t)p->o.bos_id) cal_drops_count(&p->st.drops, CAL_DROP_BOS, 0, 1);
+        p->ids[0] = (uint32_t)p->o.bos_id;
+    }
     cal_pack_emit(p, p->ids, NULL, p->label, cal_pack_row_id(p->o.len, p->src, p->off));
     p->fill = 0;
 }
@@ -135,6 +152,11 @@ static void concat_row_done(cal_packer *p) {
 /* Feeds one document's tokens (already with its BOS/EOS/separator). */
 static void concat_feed(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, const char *label) {
     size_t i = 0;
+    if (p->skip_left) { /* llama --skip-chunks: whole rows' worth of tokens */
+        i = n < p->skip_left ? n : (size_t)p->skip_left;
+        p->skip_left -= i;
+        cal_drops_count(&p->st.drops, CAL_DROP_SKIP, 0, i);
+    }
     while (i < n && !done(p)) {
         if (p->fill == 0) {
             int b = cal_pack_row_has(p, p->o.bos, p->st.rows);
@@ -223,6 +245,15 @@ void cal_packer_add(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id, c
     memcpy(lab, label, label_len);
     lab[label_len] = 0;
     switch (p->o.mode) {
+    case CAL_PACK_LLAMA: /* llama-imatrix tokenizes the whole text with BOS first */
+        if (!p->started && n && p->o.bos_id >= 0 && ids[0] != (uint32_t)p->o.bos_id) {
+            uint32_t bos = (uint32_t)p->o.bos_id;
+            p->st.tokens++;
+            concat_feed(p, &bos, 1, id, lab);
+        }
+        p->started |= n > 0;
+        concat_feed(p, ids, n, id, lab);
+        break;
     case CAL_PACK_CONCAT:
         if (p->o.sep == CAL_SEP_NONE && p->o.bos != CAL_POL_DOC && p->o.eos != CAL_POL_DOC) {
             concat_feed(p, ids, n, id, lab); /* nothing to wrap: no copy */
@@ -259,7 +290,15 @@ static void describe_input(const cal_packer *p, cal_buf *b) {
 
 int cal_packer_finish(cal_packer *p, char *err, size_t errlen) {
     const cal_pack_opts *o = &p->o;
-    if (o->mode == CAL_PACK_CONCAT) concat_end(p);
+    if (o->mode == CAL_PACK_LLAMA && p->st.tokens < llama_needs(o)) { /* llama-imatrix's two checks */
+        if (!o->skip)
+            FAIL("the input has %llu tokens; llama-imatrix needs at least 2 rows' worth, %llu, for rows of %u",
+                 (unsigned long long)p->st.tokens, (unsigned long long)llama_needs(o), o->len);
+        FAIL("the input has %llu tokens; llama-imatrix needs more than (%llu + 2) x %u = %llu to skip %llu chunks",
+             (unsigned long long)p->st.tokens, (unsigned long long)o->skip, o->len,
+             (unsigned long long)(llama_needs(o) - 1), (unsigned long long)o->skip);
+    }
+    if (o->mode == CAL_PACK_CONCAT || o->mode == CAL_PACK_LLAMA) concat_end(p);
     if (o->mode == CAL_PACK_ARTICLE && p->art.n && !done(p)) {
         if (o->tail_pad) article_emit(p, 1);
         else cal_drops_count(&p->st.drops, CAL_DROP_TAIL, 0, p->art.n);

@@ -32,7 +32,13 @@
 #include "stream/drops.h"
 #include "rows/sink.h"
 
-enum { CAL_PACK_CONCAT, CAL_PACK_WINDOW, CAL_PACK_DOC, CAL_PACK_ARTICLE };
+/* llama: llama-imatrix's chunks (tools/imatrix/imatrix.cpp compute_imatrix):
+ * the documents one after another (normally one: the whole text), with BOS
+ * first when a BOS id is known and the first document lacks it (as
+ * llama.cpp's tokenizer adds it), the first skip rows skipped, then rows of LENGTH whose first
+ * token is replaced by BOS (when a BOS id is known), the rest dropped; an
+ * input under 2 rows after the skip is refused, as llama-imatrix refuses it. */
+enum { CAL_PACK_CONCAT, CAL_PACK_WINDOW, CAL_PACK_DOC, CAL_PACK_ARTICLE, CAL_PACK_LLAMA };
 /* BOS/EOS policies: none, every row, every document, the second half of
  * the rows (EXL2 wiki), even rows (EXL3). */
 enum { CAL_POL_NONE, CAL_POL_ROW, CAL_POL_DOC, CAL_POL_HALF, CAL_POL_ALT };
@@ -60,6 +66,7 @@ typedef struct {
     int sort;                /* doc: 0 input order, 1 ascending, 2 descending length */
     uint64_t docs;           /* use only the first `docs` documents past the filters; 0 = all */
     uint64_t max_repeat;     /* doc: drop a row whose last token occurs more often; 0 = off */
+    uint64_t skip;           /* llama: rows of LENGTH skipped first (llama-imatrix --chunk) */
     uint64_t min_tokens, max_tokens; /* document filters; max 0 = none */
     const uint64_t *strata;  /* doc: bucket bounds, increasing */
     size_t nstrata;

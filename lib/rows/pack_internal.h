@@ -12,7 +12,8 @@
 #include "stream/stream.h"
 
 /* the drop reasons, in the order cal_packer_new adds (and reports) them */
-enum { CAL_DROP_MIN, CAL_DROP_MAX, CAL_DROP_TRUNC, CAL_DROP_REST, CAL_DROP_TAIL, CAL_DROP_REPEAT };
+enum { CAL_DROP_MIN, CAL_DROP_MAX, CAL_DROP_TRUNC, CAL_DROP_REST, CAL_DROP_TAIL, CAL_DROP_REPEAT, CAL_DROP_SKIP,
+       CAL_DROP_BOS };
 
 struct cal_packer {
     cal_pack_opts o;
@@ -24,6 +25,8 @@ struct cal_packer {
     uint32_t *ids;           /* the row being built: LENGTH ids (+2 spare) */
     uint8_t *mask;
     uint32_t fill, cap;      /* concat: tokens in the row / its content room */
+    uint64_t skip_left;      /* llama: tokens still to skip (--skip-chunks) */
+    int started;             /* llama: a token has been read */
     int row_eos;             /* concat: the row ends with the row-level EOS */
     uint64_t src, off;       /* where the row being built starts */
     char label[CAL_MAX_LABEL + 1];

@@ -452,6 +452,17 @@ int cal_result_to_imatrix(const cal_result *r, const char *name, int gguf_names,
         } else if (!(gguf_names && *e->label) && snprintf(t[i].name, sizeof t[i].name, "%s", n) < 0) {
             ok = 0;
         }
+        char conv[CAL_IMATRIX_MAX_NAME + 64];
+        long ex;
+        if (ok && !gguf_names && cal_gguf_weight_name(t[i].name, conv, sizeof conv, &ex)) {
+            /* llama-quantize looks weights up by llama.cpp's names: one under
+             * transformers' name is ignored without a word (issue 25) */
+            snprintf(err, errlen,
+                     "imatrix entry '%s' has a transformers module name, which llama-quantize ignores: add "
+                     "--gguf-names to write llama.cpp's (%s%s)",
+                     t[i].name, conv, ex >= 0 ? ", expert rows" : "");
+            ok = 0;
+        }
         if (ok && strlen(n = t[i].name) > CAL_IMATRIX_MAX_NAME) {
             snprintf(err, errlen, "weight name '%s' is too long for an imatrix (at most %d bytes)", n,
                      CAL_IMATRIX_MAX_NAME);

@@ -37,7 +37,7 @@ void cal_rec_ids(const cal_rec *r, cal_ids *out) {
     out->n = 0;
     cal_ids_reserve(out, n);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(out->v, p, 4 * n);
+    if (n) memcpy(out->v, p, 4 * n); /* an empty record: out->v may be NULL */
 #else
     for (size_t i = 0; i < n; i++) out->v[i] = cal_ld32(p + 4 * i);
 #endif

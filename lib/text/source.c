@@ -31,8 +31,8 @@ void cal_source_open(cal_source *s, const char *src, const char *label) {
         s->path = s->owned, s->corpus = 1;
     } else if (!exists) {
         if (!strchr(src, '/') && !strchr(src, '.'))
-            cal_die("%s: no such file, and not a built-in corpus (wiki, web, c4, code, stories, tiny, multilingual, "
-                    "technical)", src);
+            cal_die("%s: no such file, and not a built-in corpus (foldoc|wiki, prose|web|c4|pile, code, "
+                    "stories|tiny, multilingual, technical)", src);
         cal_die("%s: %s", src, strerror(errno));
     }
     if (label || s->corpus) snprintf(s->label, sizeof s->label, "%s", label ? label : src);

@@ -15,6 +15,7 @@
 #include "rows/blend.h"
 #include "rows/source.h"
 #include "stream/drops.h"
+#include "stream/shards.h"
 #include "stream/stream.h"
 
 #define QUEUE_BYTES (64u << 20) /* per source, before its reader waits */
@@ -144,7 +145,9 @@ int main(int argc, char **argv) {
     }
     if (cal_sources_join(sources, err, sizeof err)) cal_die("%s", err);
     cal_drops drops = {0};
+    cal_shards *shards = cal_shards_new(); /* shards of one fan-out split over several sources meet here */
     for (size_t i = 0; i < nspec; i++) {
+        if (cal_sources_shards(sources, i)) cal_shards_absorb(shards, cal_sources_shards(sources, i));
         uint64_t cycled;
         const cal_meta *fm = cal_sources_final_meta(sources, i, &cycled);
         if (fm && !cal_meta_merge(m = cal_writer_meta(w), fm, err, sizeof err)) cal_die("%s: %s", spec[i].path, err);
@@ -158,6 +161,8 @@ int main(int argc, char **argv) {
             cal_drops_note(&drops, "records", why, cycled, 0, NULL);
         }
     }
+    cal_shards_enforce(shards, 0, partial, "input", cal_writer_meta(w));
+    cal_shards_free(shards);
     cal_buf b = {0};
     if (verbose) {
         cal_buf_addf(&b, "%llu records:", (unsigned long long)done);

@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "stream/shards.h"
 
 #define SLAB (256u << 10)
 /* A regular file never needs draining ahead of the consumer: its reader
@@ -49,6 +50,7 @@ typedef struct {
     slab *taken;                /* the consumer's slabs, taken from the queue */
     cal_meta meta;
     cal_meta final;             /* every header's, once read to the end */
+    cal_shards *shards;         /* the shards its headers named, once read to the end */
     int at_end;                 /* read to the end of its input */
     uint64_t cycled;            /* copies of records made by --cycle */
 } source;
@@ -201,6 +203,8 @@ static void *reader_main(void *arg) {
     if (rc == 0) { /* the whole input: its later headers (a trailer) count */
         cal_meta_copy(&q->final, cal_reader_meta(r));
         cal_reader_accept_partial(r, &q->final);
+        q->shards = cal_shards_new();
+        cal_shards_absorb(q->shards, cal_reader_shards(r));
         q->at_end = 1;
     } else if (rc == 1) { /* stopped at `want`: a file's trailer is still known */
         cal_meta tail = {0};
@@ -297,6 +301,8 @@ int cal_sources_next(cal_sources *s, size_t i, const cal_source_rec **rec, char 
 
 void cal_sources_allow_partial(cal_sources *s) { s->allow_partial = 1; }
 
+cal_shards *cal_sources_shards(cal_sources *s, size_t i) { return s->src[i].shards; }
+
 const cal_meta *cal_sources_final_meta(cal_sources *s, size_t i, uint64_t *cycled) {
     *cycled = s->src[i].cycled;
     return s->src[i].at_end ? &s->src[i].final : NULL;
@@ -335,6 +341,7 @@ void cal_sources_free(cal_sources *s) {
         free_chain(s->src[i].spare);
         cal_meta_free(&s->src[i].meta);
         cal_meta_free(&s->src[i].final);
+        cal_shards_free(s->src[i].shards);
         free(s->src[i].path);
     }
     pthread_mutex_destroy(&s->mu);

@@ -54,6 +54,9 @@ void cal_sources_allow_partial(cal_sources *s);
  * it was read to the end (its trailer too: what upstream dropped), else
  * NULL; *cycled: the copies --cycle made of its records. */
 const cal_meta *cal_sources_final_meta(cal_sources *s, size_t i, uint64_t *cycled);
+/* After cal_sources_join: the shards source i's headers named, when it was
+ * read to its end (else NULL), to check the sources' shards together. */
+struct cal_shards *cal_sources_shards(cal_sources *s, size_t i);
 /* Records read from source i so far (before any cycling). */
 uint64_t cal_sources_got(cal_sources *s, size_t i);
 /* Waits for every thread to end: 0, or -1 with the first error. */

@@ -154,6 +154,9 @@ struct tok_hf {
     th_norm *norm; size_t nnorm;
     th_pretok *pre; size_t npre;
     th_added *added; size_t nadded;
+    th_strmap added_map;      /* an added token's content -> its id (duplicates share one id) */
+    uint32_t max_added;       /* the largest added id, TH_NONE when there is none */
+    th_strmap textmap;        /* an id's text (id_str) -> the smallest id with that text */
     th_trie trie_raw, trie_norm;
     int has_raw, has_norm;
     th_dec *dec; size_t ndec;

@@ -249,10 +249,10 @@ int main(int argc, char **argv) {
 
     char *path = cal_tok_find(tokenizer);
     char err[1024];
-    double t0 = cal_now();
+    double t0 = cal_now(), c0 = cal_cpu_now();
     cal_tok *tok = cal_tok_load(path, err, sizeof err);
     if (!tok) cal_die("%s: %s", path, err);
-    double t_load = cal_now() - t0;
+    double t_load = cal_now() - t0, c_load = cal_cpu_now() - c0;
 
     static char *stdin_only[] = {"-", NULL};
     run r = {.files = a.noperands ? a.operands : stdin_only, .tok = tok, .flags = flags};
@@ -270,16 +270,20 @@ int main(int argc, char **argv) {
     r.w = cal_writer_open(out);
     cal_progress_init(&r.prog, progress);
     r.pool = cal_pool_new(threads - 1, r.depth, encode_batch, &r);
-    double t1 = cal_now();
+    double t1 = cal_now(), c1 = cal_cpu_now();
     encode_all(&r, a.noperands ? a.noperands : 1);
     cal_pool_free(r.pool);
     cal_writer_close(r.w);
     cal_progress_done(&r.prog);
-    double dt = cal_now() - t1;
+    double dt = cal_now() - t1, dc = cal_cpu_now() - c1;
+    /* both rates: wall MB/s falls when the machine is busy, CPU MB/s
+     * (bytes per CPU second of all threads) does not */
     if (verbose)
-        cal_warn("%llu docs, %llu bytes, %llu tokens, %.2f MB/s (%.2f s, %u threads), tokenizer %s loaded in %.2f s",
+        cal_warn("%llu docs, %llu bytes, %llu tokens, %.2f MB/s CPU, %.2f MB/s wall (%.2f s CPU, %.2f s wall, "
+                 "%u threads), tokenizer %s loaded in %.1f ms (%.1f ms CPU)",
                  (unsigned long long)r.docs, (unsigned long long)r.bytes, (unsigned long long)r.tokens,
-                 dt > 0 ? (double)r.bytes / 1e6 / dt : 0.0, dt, threads, cal_tok_name(tok), t_load);
+                 dc > 0 ? (double)r.bytes / 1e6 / dc : 0.0, dt > 0 ? (double)r.bytes / 1e6 / dt : 0.0, dc, dt,
+                 threads, cal_tok_name(tok), t_load * 1e3, c_load * 1e3);
 
     for (size_t i = 0; i < r.depth; i++) {
         free(r.batches[i].items);

@@ -24,7 +24,7 @@
 #include "tok/list.h"
 #include "tok/tokenizer.h"
 
-enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST };
+enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST, O_NO_CACHE };
 static const cal_opt opts[] = {
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "a Hugging Face model folder (tokenizer.json or\n"
      "tokenizer.model with tokenizer_config.json), a single\ntokenizer.json or SentencePiece .model file "
@@ -39,6 +39,7 @@ static const cal_opt opts[] = {
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
     {0, "list", NULL, 0, "print the fetched tokenizers' names, vocabulary\nsizes and sources, and exit", O_LIST},
+    {0, "no-cache", NULL, 0, "neither read nor write the prepared tokenizer in\nthe cache (see cal-encode(1), CACHE)", O_NO_CACHE},
     {0},
 };
 static const cal_prog prog = {
@@ -221,7 +222,7 @@ int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     const char *tokenizer = NULL, *out = NULL;
     unsigned flags = 0, threads = 0;
-    int verbose = 0, progress = 0, list = 0;
+    int verbose = 0, progress = 0, list = 0, cache = 1;
     cal_args a;
     cal_args_init(&a, &prog, argc, argv);
     for (int c; (c = cal_args_next(&a)) != -1;) switch (c) {
@@ -233,6 +234,7 @@ int main(int argc, char **argv) {
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
         case O_LIST: list = 1; break;
+        case O_NO_CACHE: cache = 0; break;
         }
     if (list) {
         size_t n = cal_tok_list(stdout);
@@ -250,7 +252,8 @@ int main(int argc, char **argv) {
     char *path = cal_tok_find(tokenizer);
     char err[1024];
     double t0 = cal_now(), c0 = cal_cpu_now();
-    cal_tok *tok = cal_tok_load(path, err, sizeof err);
+    char cache_note[512];
+    cal_tok *tok = cal_tok_load_cached(path, cache, cache_note, sizeof cache_note, err, sizeof err);
     if (!tok) cal_die("%s: %s", path, err);
     double t_load = cal_now() - t0, c_load = cal_cpu_now() - c0;
 
@@ -280,10 +283,10 @@ int main(int argc, char **argv) {
      * (bytes per CPU second of all threads) does not */
     if (verbose)
         cal_warn("%llu docs, %llu bytes, %llu tokens, %.2f MB/s CPU, %.2f MB/s wall (%.2f s CPU, %.2f s wall, "
-                 "%u threads), tokenizer %s loaded in %.1f ms (%.1f ms CPU)",
+                 "%u threads), tokenizer %s loaded in %.1f ms (%.1f ms CPU; cache: %s)",
                  (unsigned long long)r.docs, (unsigned long long)r.bytes, (unsigned long long)r.tokens,
                  dc > 0 ? (double)r.bytes / 1e6 / dc : 0.0, dt > 0 ? (double)r.bytes / 1e6 / dt : 0.0, dc, dt,
-                 threads, cal_tok_name(tok), t_load * 1e3, c_load * 1e3);
+                 threads, cal_tok_name(tok), t_load * 1e3, c_load * 1e3, cache_note);
 
     for (size_t i = 0; i < r.depth; i++) {
         free(r.batches[i].items);

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "tok/image.h"
 #include "tok/tokenizer.h"
 
 typedef struct tok_hf tok_hf;
@@ -63,5 +64,12 @@ const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len);
  * text; replacing them is what transformers' update_post_processor does. */
 size_t tok_hf_template(const tok_hf *t, int post, const uint32_t **ids);
 void tok_hf_set_template(tok_hf *t, const uint32_t *pre, size_t npre, const uint32_t *post, size_t npost);
+
+/* A prepared image of the loaded tokenizer (tok/image.h): its sections are
+ * added to w (they point into t: write them before t changes). */
+void tok_hf_image_parts(const tok_hf *t, tok_image_parts *w);
+/* The tokenizer of a verified image, which it takes over (closes when
+ * freed, or at once on failure: NULL with err). path names it in messages. */
+tok_hf *tok_hf_from_image(tok_image *im, const char *path, char *err, size_t errlen);
 
 #endif

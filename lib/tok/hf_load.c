@@ -125,6 +125,10 @@ static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *o
     int wn = snprintf(NULL, 0, "%s '%.*s'", path, (int)r->n, r->u.s);
     out->where = cal_xmalloc((size_t)wn + 1);
     snprintf(out->where, (size_t)wn + 1, "%s '%.*s'", path, (int)r->n, r->u.s);
+    /* a pattern with a hand-written scanner never reaches PCRE2, whose
+     * compile (Unicode classes spelt out code point by code point) was
+     * most of a prepared tokenizer's load */
+    if (out->scanner != TH_RE_PCRE) return 0;
     int ec;
     size_t eo;
     out->re = th_pcre_compile(r->u.s, r->n, &ec, &eo);
@@ -421,8 +425,10 @@ static int load_added(ld *l, const tj *a)
         if (!c) return -1;
         if (!id || id->type != TJ_NUM || id->u.num < 0 || id->u.num >= 4294967295.0) return bad(l, p, "bad id");
         th_added *ad = &t->added[t->nadded++];
-        ad->content = dupn(c->u.s, c->n);
+        if (t->added_pool.n + c->n >= UINT32_MAX) return bad(l, p, "the added tokens' texts exceed 4 GB");
+        ad->off = (uint32_t)t->added_pool.n;
         ad->len = c->n;
+        cal_buf_add(&t->added_pool, c->u.s, c->n);
         /* ids as the reference assigns them (the file's "id" is only a hint):
          * an earlier added token or a vocabulary entry with this text keeps
          * its id, else the next id after the vocabulary and the added ones.
@@ -571,32 +577,41 @@ static int load_model(ld *l, const tj *m)
     return 0;
 }
 
-static void fill_id_text(ld *l, const tj *v)
+/* Sets an id's text (a later one wins). */
+static void set_id_text(tok_hf *t, uint32_t id, const char *s, size_t n)
+{
+    t->id_off[id] = (uint32_t)t->id_pool.n;
+    t->id_len[id] = (uint32_t)n;
+    cal_buf_add(&t->id_pool, s, n);
+}
+
+static int fill_id_text(ld *l, const tj *v)
 {
     tok_hf *t = l->t;
     for (size_t i = 0; i < t->nadded; i++)
         if (t->added[i].id + 1 > t->nids) t->nids = t->added[i].id + 1;
-    t->id_str = cal_xcalloc(t->nids, sizeof *t->id_str);
-    t->id_len = cal_xcalloc(t->nids, sizeof *t->id_len);
-    t->id_special = cal_xcalloc(t->nids, 1);
+    t->id_off = cal_xmalloc((t->nids ? t->nids : 1) * sizeof *t->id_off);
+    memset(t->id_off, 0xFF, t->nids * sizeof *t->id_off);
+    t->id_len = cal_xcalloc(t->nids ? t->nids : 1, sizeof *t->id_len);
+    t->id_special = cal_xcalloc(t->nids ? t->nids : 1, 1);
+    uint64_t total = t->added_pool.n;
+    for (uint32_t i = 0; i < v->n; i++) total += v->u.kids[2 * i].n;
+    if (total >= UINT32_MAX) return bad(l, "model.vocab", "the token texts exceed 4 GB");
+    cal_buf_reserve(&t->id_pool, (size_t)total + 1);
     for (uint32_t i = 0; i < v->n; i++) {
         const tj *k = &v->u.kids[2 * i];
-        uint32_t id = (uint32_t)v->u.kids[2 * i + 1].u.num;
-        free(t->id_str[id]);
-        t->id_str[id] = dupn(k->u.s, k->n);
-        t->id_len[id] = k->n;
+        set_id_text(t, (uint32_t)v->u.kids[2 * i + 1].u.num, k->u.s, k->n);
     }
     for (size_t i = 0; i < t->nadded; i++) {
         th_added *a = &t->added[i];
-        free(t->id_str[a->id]);
-        t->id_str[a->id] = dupn(a->content, a->len);
-        t->id_len[a->id] = (uint32_t)a->len;
+        set_id_text(t, a->id, t->added_pool.p + a->off, a->len);
         t->id_special[a->id] = (uint8_t)a->special;
     }
     /* text -> the smallest id with it, as tok_hf_token_id's answer */
     th_strmap_init(&t->textmap, t->nids);
     for (uint32_t id = t->nids; id-- > 0;)
-        if (t->id_str[id]) th_strmap_put(&t->textmap, t->id_str[id], t->id_len[id], id);
+        if (t->id_off[id] != TH_NONE) th_strmap_put(&t->textmap, t->id_pool.p + t->id_off[id], t->id_len[id], id);
+    return 0;
 }
 
 static int64_t find_special(const tok_hf *t, const char *const *names)
@@ -636,17 +651,26 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     if (load_added(&l, tj_get(root, "added_tokens"))) goto fail;
     if (add_post(&l, tj_get(root, "post_processor"), "post_processor")) goto fail;
     if (add_dec(&l, tj_get(root, "decoder"), "decoder")) goto fail;
-    fill_id_text(&l, tj_get(tj_get(root, "model"), "vocab"));
+    /* the small parts as JSON, for a prepared image (hf_image.c) */
+    cal_buf_add(&t->small, "{\"normalizer\":", 14);
+    tj_emit(tj_get(root, "normalizer"), &t->small);
+    cal_buf_add(&t->small, ",\"pre_tokenizer\":", 17);
+    tj_emit(tj_get(root, "pre_tokenizer"), &t->small);
+    cal_buf_add(&t->small, ",\"decoder\":", 11);
+    tj_emit(tj_get(root, "decoder"), &t->small);
+    cal_buf_addc(&t->small, '}');
+    if (fill_id_text(&l, tj_get(tj_get(root, "model"), "vocab"))) goto fail;
     th_bpe_prepare(t);
     th_norm_quick_prepare(t);
     trie_init(&t->trie_raw);
     trie_init(&t->trie_norm);
     for (size_t i = 0; i < t->nadded; i++) {
         th_added *a = &t->added[i];
-        if (!a->normalized) { trie_add(&t->trie_raw, a->content, a->len, (uint32_t)i); t->has_raw = 1; continue; }
+        const char *content = t->added_pool.p + a->off;
+        if (!a->normalized) { trie_add(&t->trie_raw, content, a->len, (uint32_t)i); t->has_raw = 1; continue; }
         char *nz; size_t nn;
         char why[512];
-        if (th_normalize(t, a->content, a->len, &nz, &nn, why, sizeof why)) { bad(&l, "added_tokens", "%s", why); goto fail; }
+        if (th_normalize(t, content, a->len, &nz, &nn, why, sizeof why)) { bad(&l, "added_tokens", "%s", why); goto fail; }
         trie_add(&t->trie_norm, nz, nn, (uint32_t)i);
         t->has_norm = 1;
         free(nz);
@@ -669,6 +693,24 @@ fail:
     return NULL;
 }
 
+int th_load_components(tok_hf *t, const char *small, size_t len, char *err, size_t errlen)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    (void)pthread_once(&once, byte_alphabet);
+    tj *root;
+    tj_doc *doc = tj_parse(small, len, &root, err, errlen);
+    if (!doc) return -1;
+    ld l;
+    memset(&l, 0, sizeof l);
+    l.t = t; l.err = err; l.errlen = errlen;
+    int rc = root->type != TJ_OBJ ? bad(&l, "(image)", "expected an object")
+           : add_pre(&l, tj_get(root, "pre_tokenizer"), "pre_tokenizer") ||
+             add_norm(&l, tj_get(root, "normalizer"), "normalizer") || add_dec(&l, tj_get(root, "decoder"), "decoder")
+               ? -1 : 0;
+    tj_free(doc);
+    return rc;
+}
+
 static void pattern_free(th_pattern *p)
 {
     free(p->lit);
@@ -679,26 +721,44 @@ static void pattern_free(th_pattern *p)
 void tok_hf_free(tok_hf *t)
 {
     if (!t) return;
+    if (t->image) { /* the large tables are the image's: forget them */
+        memset(&t->vocab, 0, sizeof t->vocab);
+        memset(&t->merges, 0, sizeof t->merges);
+        t->id_off = t->id_len = NULL;
+        t->id_special = NULL;
+        memset(&t->id_pool, 0, sizeof t->id_pool);
+        t->cp_id = NULL;
+        t->seg_bad = NULL;
+        t->added = NULL;
+        memset(&t->added_pool, 0, sizeof t->added_pool);
+        memset(&t->trie_raw, 0, sizeof t->trie_raw);
+        memset(&t->trie_norm, 0, sizeof t->trie_norm);
+    }
     if (t->vocab.slot) th_strmap_free(&t->vocab);
     if (t->added_map.slot) th_strmap_free(&t->added_map);
     if (t->textmap.slot) th_strmap_free(&t->textmap);
     if (t->merges.slot) th_mergemap_free(&t->merges);
     th_bpe_release(t);
-    if (t->id_str) for (uint32_t i = 0; i < t->nids; i++) free(t->id_str[i]);
-    free(t->id_str); free(t->id_len); free(t->id_special);
+    free(t->id_off); free(t->id_len); free(t->id_special);
+    cal_buf_free(&t->id_pool);
     free(t->cp_id); free(t->seg_bad);
     for (size_t i = 0; i < t->nnorm; i++) { pattern_free(&t->norm[i].pat); free(t->norm[i].str); }
     free(t->norm);
     for (size_t i = 0; i < t->npre; i++) pattern_free(&t->pre[i].pat);
     free(t->pre);
-    for (size_t i = 0; i < t->nadded; i++) free(t->added[i].content);
     free(t->added);
+    cal_buf_free(&t->added_pool);
     if (t->trie_raw.node) trie_free(&t->trie_raw);
     if (t->trie_norm.node) trie_free(&t->trie_norm);
     for (size_t i = 0; i < t->ndec; i++) { free(t->dec[i].pat); free(t->dec[i].content); }
     free(t->dec);
     free(t->tmpl_pre); free(t->tmpl_post);
     free(t->path);
+    cal_buf_free(&t->small);
+    if (t->image) {
+        tok_image_close(t->image);
+        free(t->image);
+    }
     free(t);
 }
 
@@ -711,6 +771,12 @@ int64_t tok_hf_token_id(const tok_hf *t, const char *s, size_t n)
 {
     uint32_t id = th_strmap_get(&t->added_map, s, n);
     if (id == TH_NONE) id = th_strmap_get(&t->textmap, s, n);
+    if (id == TH_NONE && t->image) /* an image keeps no text maps: scan the ids */
+        for (uint32_t k = 0; k < t->nids && id == TH_NONE; k++) {
+            size_t len;
+            const char *p = tok_hf_id_text(t, k, &len);
+            if (p && len == n && !memcmp(p, s, n)) id = k;
+        }
     return id == TH_NONE ? -1 : (int64_t)id;
 }
 
@@ -718,6 +784,10 @@ int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int r
                            int *is_new, char *err, size_t errlen)
 {
     *is_new = 0;
+    if (t->image) {
+        snprintf(err, errlen, "a tokenizer restored from an image takes no new tokens");
+        return -1;
+    }
     uint32_t have = th_strmap_get(&t->added_map, s, n);
     if (have != TH_NONE) return have;
     if (!n) {
@@ -737,8 +807,15 @@ int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int r
     if (normalized && th_normalize(t, s, n, &nz, &nn, err, errlen)) return -1;
     t->added = cal_xrealloc(t->added, (t->nadded + 1) * sizeof *t->added);
     th_added *a = &t->added[t->nadded];
-    *a = (th_added){.content = dupn(s, n), .len = n, .id = (uint32_t)id, .special = 1, .lstrip = lstrip,
-                    .rstrip = rstrip, .normalized = normalized, .single_word = single_word};
+    if (t->added_pool.n + n >= UINT32_MAX || t->id_pool.n + n >= UINT32_MAX) {
+        free(nz);
+        snprintf(err, errlen, "the token texts exceed 4 GB");
+        return -1;
+    }
+    *a = (th_added){.off = (uint32_t)t->added_pool.n, .len = (uint32_t)n, .id = (uint32_t)id, .special = 1,
+                    .lstrip = (uint8_t)lstrip, .rstrip = (uint8_t)rstrip, .normalized = (uint8_t)normalized,
+                    .single_word = (uint8_t)single_word};
+    cal_buf_add(&t->added_pool, s, n);
     if (normalized) {
         trie_add(&t->trie_norm, nz, nn, (uint32_t)t->nadded);
         t->has_norm = 1;
@@ -755,25 +832,25 @@ int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int r
     if ((uint32_t)id >= t->nids) {
         uint32_t old = t->nids;
         t->nids = (uint32_t)id + 1;
-        t->id_str = cal_xrealloc(t->id_str, t->nids * sizeof *t->id_str);
+        t->id_off = cal_xrealloc(t->id_off, t->nids * sizeof *t->id_off);
         t->id_len = cal_xrealloc(t->id_len, t->nids * sizeof *t->id_len);
         t->id_special = cal_xrealloc(t->id_special, t->nids);
-        memset(t->id_str + old, 0, (t->nids - old) * sizeof *t->id_str);
+        memset(t->id_off + old, 0xFF, (t->nids - old) * sizeof *t->id_off);
         memset(t->id_len + old, 0, (t->nids - old) * sizeof *t->id_len);
         memset(t->id_special + old, 0, t->nids - old);
     }
-    free(t->id_str[id]);
-    t->id_str[id] = dupn(s, n);
-    t->id_len[id] = (uint32_t)n;
+    set_id_text(t, (uint32_t)id, s, n);
     t->id_special[id] = 1;
     return id;
 }
 
 const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len)
 {
-    if (id >= t->nids || !t->id_str[id]) return NULL;
-    *len = t->id_len[id];
-    return t->id_str[id];
+    if (id >= t->nids || t->id_off[id] == TH_NONE) return NULL;
+    uint64_t off = t->id_off[id], n = t->id_len[id];
+    if (off > t->id_pool.n || n > t->id_pool.n - off) return NULL; /* a forged image (hf_image.c) */
+    *len = (size_t)n;
+    return t->id_pool.p + off;
 }
 
 size_t tok_hf_template(const tok_hf *t, int post, const uint32_t **ids)

@@ -38,6 +38,7 @@
 #include "base/hash.h"
 #include "base/utf8.h"
 #include "stream/stream.h"
+#include "tok/cache.h"
 #include "tok/config.h"
 #include "tok/find.h"
 #include "tok/hf.h"
@@ -265,7 +266,7 @@ static int is_file(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
+static cal_tok *load_files(const char *path, char *err, size_t errlen) {
     cal_tok *t = cal_xcalloc(1, sizeof *t);
     struct stat st;
     char *tokfile = NULL;
@@ -309,6 +310,119 @@ cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
     }
     t->name = name_of(path);
     return t;
+}
+
+/* ---- the prepared image (tok/cache.h): the engine's sections and these ---- */
+enum { CT_NUM = 200, CT_STR };
+
+static void put_str(cal_buf *b, const char *s) {
+    uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+    cal_buf_add(b, &n, 4);
+    if (s) cal_buf_add(b, s, n);
+}
+
+/* The next string of the CT_STR section (NULL for none); -1 past its end. */
+static int take_str(const char **p, const char *end, char **out) {
+    uint32_t n;
+    *out = NULL;
+    if (end - *p < 4) return -1;
+    memcpy(&n, *p, 4);
+    *p += 4;
+    if (n == UINT32_MAX) return 0;
+    if ((size_t)(end - *p) < n || memchr(*p, 0, n)) return -1;
+    *out = cal_xmalloc((size_t)n + 1);
+    memcpy(*out, *p, n);
+    (*out)[n] = 0;
+    *p += n;
+    return 0;
+}
+
+static void save_image(const cal_tok *t, tok_cache *c) {
+    tok_image_parts w = {0};
+    uint64_t num[6] = {t->fp, (uint64_t)t->special[0], (uint64_t)t->special[1], (uint64_t)t->special[2],
+                       (uint64_t)t->spm_bos, (uint64_t)t->spm_eos};
+    cal_buf s = {0};
+    put_str(&s, t->files);
+    put_str(&s, t->made);
+    put_str(&s, t->tmpl_from);
+    for (int k = 0; k < TC_NSPECIAL; k++) put_str(&s, t->from[k]);
+    put_str(&s, t->cfg.cls);
+    put_str(&s, t->cfg.cls ? t->cfg.cls_from : NULL);
+    put_str(&s, t->cfg.gen_eos);
+    tok_image_add(&w, CT_NUM, 8, num, 6);
+    tok_image_add(&w, CT_STR, 1, s.p, s.n);
+    tok_hf_image_parts(t->hf, &w);
+    tok_cache_save(c, &w);
+    cal_buf_free(&s);
+}
+
+static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile, char *err, size_t errlen) {
+    uint64_t nn, ns;
+    const uint64_t *num = tok_image_get(im, CT_NUM, 8, &nn);
+    const char *s = tok_image_get(im, CT_STR, 1, &ns), *end = s + ns;
+    cal_tok *t = cal_xcalloc(1, sizeof *t);
+    char *cls_from = NULL;
+    int bad = !num || nn != 6 || !s || take_str(&s, end, &t->files) || take_str(&s, end, &t->made) ||
+              take_str(&s, end, &t->tmpl_from);
+    for (int k = 0; k < TC_NSPECIAL && !bad; k++) bad = take_str(&s, end, &t->from[k]);
+    bad = bad || take_str(&s, end, &t->cfg.cls) || take_str(&s, end, &cls_from) ||
+          take_str(&s, end, &t->cfg.gen_eos) || s != end || !t->files || !t->tmpl_from;
+    if (!bad) {
+        t->fp = num[0];
+        for (int k = 0; k < TC_NSPECIAL; k++) t->special[k] = (int64_t)num[1 + k];
+        t->spm_bos = num[4] != 0;
+        t->spm_eos = num[5] != 0;
+        if (cls_from) snprintf(t->cfg.cls_from, sizeof t->cfg.cls_from, "%s", cls_from);
+        t->hf = tok_hf_from_image(im, tokfile, err, errlen);
+    } else {
+        tok_image_close(im);
+        cal_errf(err, errlen, "its calkit sections do not fit together");
+    }
+    free(cls_from);
+    if (!t->hf) {
+        cal_tok_free(t);
+        return NULL;
+    }
+    t->name = name_of(path);
+    return t;
+}
+
+cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t notelen, char *err, size_t errlen) {
+    /* the files a load may read: a model folder's candidates, else the file */
+    static const char *const names[] = {"tokenizer.json", "tokenizer.model", "tokenizer_config.json",
+                                        "special_tokens_map.json", "generation_config.json", "config.json"};
+    char *in[6];
+    size_t n = 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        for (size_t i = 0; i < 6; i++) {
+            in[n] = cal_xmalloc(strlen(path) + strlen(names[i]) + 2);
+            sprintf(in[n++], "%s/%s", path, names[i]);
+        }
+    } else in[n++] = cal_xstrdup(path);
+    tok_cache c;
+    tok_cache_begin(&c, use_cache, in, n);
+    tok_image im;
+    cal_tok *t = NULL;
+    if (tok_cache_open(&c, &im)) {
+        char why[512];
+        const char *tokfile = n > 1 && c.st[0][0] ? in[0] : in[0 + (n > 1)];
+        t = from_image(&im, path, n > 1 ? tokfile : path, why, sizeof why);
+        if (!t) (void)cal_errf(c.note, sizeof c.note, "rebuilt: %s", why);
+    }
+    if (!t) {
+        t = load_files(path, err, errlen);
+        if (t && t->hf && c.dir) save_image(t, &c);
+        else if (t && t->spm) snprintf(c.note, sizeof c.note, "not used for a SentencePiece .model");
+    }
+    if (note) snprintf(note, notelen, "%s", c.note);
+    tok_cache_end(&c);
+    for (size_t i = 0; i < n; i++) free(in[i]);
+    return t;
+}
+
+cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
+    return cal_tok_load_cached(path, 1, NULL, 0, err, errlen);
 }
 
 void cal_tok_free(cal_tok *t) {

@@ -243,13 +243,15 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!tokenizer) cal_usage_error("missing -t TOKENIZER");
-    cal_thp_malloc(argv); /* the tokenizer's tables: half the load time */
+    char *path = cal_tok_find(tokenizer);
+    /* building the tokenizer's tables: half the load time on small pages;
+     * a prepared image builds nothing, and the exec would be the cost */
+    if (!cache || !cal_tok_cached(path)) cal_thp_malloc(argv);
     if (!threads) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
     }
 
-    char *path = cal_tok_find(tokenizer);
     char err[1024];
     double t0 = cal_now(), c0 = cal_cpu_now();
     char cache_note[512];

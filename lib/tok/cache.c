@@ -222,6 +222,16 @@ int tok_cache_open(tok_cache *c, tok_image *im)
     return 0;
 }
 
+int tok_cache_ready(tok_cache *c)
+{
+    if (!c->dir || !read_memo(c)) return 0;
+    char *p = image_path(c);
+    struct stat st;
+    int ok = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    free(p);
+    return ok;
+}
+
 void tok_cache_save(tok_cache *c, const tok_image_parts *w)
 {
     if (!keyed(c)) return;

@@ -51,6 +51,9 @@ void tok_cache_begin(tok_cache *c, int enabled, char *const *paths, size_t n);
  * usable: a damaged or foreign one is said in c->note and replaced by the
  * next tok_cache_save). */
 int tok_cache_open(tok_cache *c, tok_image *im);
+/* 1 when the files' memo names an image that exists (no hashing, no
+ * verifying: a hint that a load will be cheap). */
+int tok_cache_ready(tok_cache *c);
 /* Writes the image of the sections w (atomically) and the memo, unless the
  * files changed since tok_cache_begin. */
 void tok_cache_save(tok_cache *c, const tok_image_parts *w);

@@ -387,11 +387,10 @@ static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile,
     return t;
 }
 
-cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t notelen, char *err, size_t errlen) {
-    /* the files a load may read: a model folder's candidates, else the file */
+/* The files a load may read: a model folder's candidates, else the file. */
+static size_t inputs(const char *path, char **in) {
     static const char *const names[] = {"tokenizer.json", "tokenizer.model", "tokenizer_config.json",
                                         "special_tokens_map.json", "generation_config.json", "config.json"};
-    char *in[6];
     size_t n = 0;
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -400,6 +399,23 @@ cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t
             sprintf(in[n++], "%s/%s", path, names[i]);
         }
     } else in[n++] = cal_xstrdup(path);
+    return n;
+}
+
+int cal_tok_cached(const char *path) {
+    char *in[6];
+    size_t n = inputs(path, in);
+    tok_cache c;
+    tok_cache_begin(&c, 1, in, n);
+    int ready = tok_cache_ready(&c);
+    tok_cache_end(&c);
+    for (size_t i = 0; i < n; i++) free(in[i]);
+    return ready;
+}
+
+cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t notelen, char *err, size_t errlen) {
+    char *in[6];
+    size_t n = inputs(path, in);
     tok_cache c;
     tok_cache_begin(&c, use_cache, in, n);
     tok_image im;

@@ -29,6 +29,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/oshint.h"
 #include "base/utf8.h"
 #include "tok/hf_int.h"
 
@@ -258,9 +259,11 @@ void th_bpe_prepare(tok_hf *t)
  * faults at load (a short shard never needs most of them). */
 static void cache_alloc(th_fast *f)
 {
-    const size_t bucket = WAYS * sizeof(cache_slot); /* buckets aligned: the adjacent-line prefetch fetches the pair */
-    f->cache_mem = cal_xcalloc(1, (sizeof(cache_slot) << CACHE_BITS) + bucket);
-    f->cache = (cache_slot *)(void *)((char *)f->cache_mem + (bucket - (uintptr_t)f->cache_mem % bucket) % bucket);
+    /* mapped, not calloc'd: once a large block has been freed, glibc serves
+     * the next from its heap and clears all 8 MB (a process that loads
+     * several tokenizers; a test that restores thousands) */
+    f->cache_mem = cal_huge_zalloc(sizeof(cache_slot) << CACHE_BITS);
+    f->cache = f->cache_mem; /* page aligned: so are the buckets, for the adjacent-line prefetch */
 }
 
 void th_bpe_release(tok_hf *t)
@@ -268,7 +271,7 @@ void th_bpe_release(tok_hf *t)
     th_fast *f = t->fast;
     if (!f) return;
     if (!t->image) { free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc); }
-    free(f->cache_mem);
+    cal_huge_free(f->cache_mem, sizeof(cache_slot) << CACHE_BITS);
     free(f);
     t->fast = NULL;
 }

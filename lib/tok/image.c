@@ -133,6 +133,9 @@ static int refuse(tok_image *im, char *err, size_t errlen, const char *path, con
     return -1;
 }
 
+static int verify(tok_image *im, const char *path, const char *build, const uint64_t key[2], char *err,
+                  size_t errlen);
+
 int tok_image_open(tok_image *im, const char *path, const char *build, const uint64_t key[2], char *err,
                    size_t errlen)
 {
@@ -143,6 +146,21 @@ int tok_image_open(tok_image *im, const char *path, const char *build, const uin
         return errno == ENOENT ? 0 : -1;
     }
     if (!cal_mapfile_open(&im->map, path, err, errlen)) return -1;
+    return verify(im, path, build, key, err, errlen);
+}
+
+int tok_image_open_mem(tok_image *im, const void *bytes, size_t len, const char *build, const uint64_t key[2],
+                       char *err, size_t errlen)
+{
+    memset(im, 0, sizeof *im);
+    im->map.p = bytes;
+    im->map.len = len;
+    return verify(im, "(memory)", build, key, err, errlen);
+}
+
+static int verify(tok_image *im, const char *path, const char *build, const uint64_t key[2], char *err,
+                  size_t errlen)
+{
     size_t len = im->map.len;
     const char *p = im->map.p;
     head h;
@@ -168,8 +186,12 @@ int tok_image_open(tok_image *im, const char *path, const char *build, const uin
     uint64_t got = XXH3_64bits_digest(hs);
     XXH3_freeState(hs);
     if (got != want) return refuse(im, err, errlen, path, "header checksum mismatch");
-    /* sections: in order, aligned, inside the file, not overlapping */
+    /* sections: in order, aligned, inside the file, not overlapping; the
+     * padding before the first one (under no checksum) zero */
     uint64_t at = up(sizeof h + h.nsec * sizeof *e);
+    if (at > len) return refuse(im, err, errlen, path, "bad section count");
+    for (uint64_t i = sizeof h + h.nsec * sizeof *e; i < at; i++)
+        if (p[i]) return refuse(im, err, errlen, path, "bytes in the header's padding");
     for (uint32_t i = 0; i < h.nsec; i++) {
         if (e[i].off != at || e[i].elem == 0 || e[i].elem > 4096 || e[i].count > len / e[i].elem ||
             up(e[i].count * e[i].elem) > len - at)
@@ -199,4 +221,24 @@ const void *tok_image_get(const tok_image *im, uint32_t tag, uint32_t elem, uint
             return (const char *)im->map.p + im->sec[i].off;
         }
     return NULL;
+}
+
+int tok_image_reseal(void *bytes, size_t len)
+{
+    head h;
+    if (len < sizeof h) return -1;
+    memcpy(&h, bytes, sizeof h);
+    if (h.nsec > TOK_IMAGE_MAXSEC || sizeof h + (uint64_t)h.nsec * sizeof(entry) > len) return -1;
+    uint64_t first = up(sizeof h + h.nsec * sizeof(entry));
+    if (first > len) return -1;
+    h.body_hash = XXH3_64bits((char *)bytes + first, len - first);
+    h.head_hash = 0;
+    XXH3_state_t *hs = XXH3_createState();
+    XXH3_64bits_reset(hs);
+    XXH3_64bits_update(hs, &h, sizeof h);
+    XXH3_64bits_update(hs, (char *)bytes + sizeof h, h.nsec * sizeof(entry));
+    h.head_hash = XXH3_64bits_digest(hs);
+    XXH3_freeState(hs);
+    memcpy(bytes, &h, sizeof h);
+    return 0;
 }

@@ -57,4 +57,12 @@ void tok_image_close(tok_image *im);
  * when there is none (or its element size differs). */
 const void *tok_image_get(const tok_image *im, uint32_t tag, uint32_t elem, uint64_t *count);
 
+/* For tests: tok_image_open of an image held in memory (bytes must
+ * outlive im; closing it frees nothing). */
+int tok_image_open_mem(tok_image *im, const void *bytes, size_t len, const char *build, const uint64_t key[2],
+                       char *err, size_t errlen);
+/* For tests: recomputes both checksums of an image held in memory (as a
+ * forger would after changing its bytes). 0, or -1 when too short. */
+int tok_image_reseal(void *bytes, size_t len);
+
 #endif

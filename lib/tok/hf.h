@@ -33,6 +33,11 @@ typedef struct tok_hf tok_hf;
  * or "JSON path normalizer.type: unsupported normalizer 'BertNormalizer'". */
 tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, size_t errlen);
 void tok_hf_free(tok_hf *t);
+/* tok_hf_load for a BPE model made from a SentencePiece .model (spm_bpe.h):
+ * its model object also holds "calkit_spm_ranks", one rank per merge (the
+ * score rank of the merged piece: ties allowed), and merges replay
+ * SentencePiece's order (highest score first, the leftmost of equal ones). */
+tok_hf *tok_hf_load_spm_bpe(const char *json, size_t len, const char *path, char *err, size_t errlen);
 
 /* Appends ids to out. Thread-safe: concurrent calls on one tok_hf are fine.
  * Returns 0, or -1 with err filled. */

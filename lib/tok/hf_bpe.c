@@ -195,6 +195,7 @@ void th_bpe_prepare(tok_hf *t)
         if ((have && f->rank_id[r] <= last) || f->rank_id[r] >= (1u << 24) - 1) by_id = 0;
         last = f->rank_id[r], have = 1;
     }
+    if (t->spm_ties) by_id = 0; /* a rank names no single id */
     if (compact && m->n) {
         size_t cap = 16;
         unsigned bits = 4;
@@ -294,7 +295,7 @@ void th_bpe_image_parts(const tok_hf *t, tok_image_parts *w)
     tok_image_add(w, SEC_VOC, sizeof *f->voc, f->voc, f->voc ? ((size_t)1 << (64 - f->vshift)) : 0);
 }
 
-int th_bpe_uses_merges(const tok_hf *t) { return !t->fast->pair; }
+int th_bpe_uses_merges(const tok_hf *t) { return !t->fast->pair || t->spm_ties; }
 
 /* n a power of two (or 0), as a hash table's length must be */
 static int pow2(uint64_t n) { return (n & (n - 1)) == 0; }
@@ -352,6 +353,14 @@ static inline uint32_t pair_rank(const tok_hf *t, const th_fast *f, uint32_t a, 
     return m ? m->rank : TH_NONE;
 }
 
+/* the id the pair (a, b) of priority p merges into */
+static inline uint32_t pair_id(const tok_hf *t, const th_fast *f, uint32_t a, uint32_t b, uint32_t p)
+{
+    if (!t->spm_ties) return prio_id(f, p);
+    const struct th_merge *m = th_mergemap_get(&t->merges, a, b);
+    return m ? m->id : TH_NONE;
+}
+
 /* ---- the merge loops ----------------------------------------------------- */
 
 /* Merges id[0..n) (n <= SMALL) with rk[i] the priority of (id[i], id[i + 1]);
@@ -370,7 +379,7 @@ static size_t merge_scan(const tok_hf *t, const th_fast *f, uint32_t *id, uint32
             if (rk[i] < best) best = rk[i], bi = i;
         if (best == TH_NONE) break;
         size_t j = nx[bi]; /* merged into bi */
-        id[bi] = prio_id(f, best);
+        id[bi] = pair_id(t, f, id[bi], id[j], best);
         rk[j] = TH_NONE;
         nx[bi] = nx[j];
         if (nx[j] < n) pv[nx[j]] = (uint8_t)bi;
@@ -426,7 +435,7 @@ static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint
     for (size_t i = 0; i < n; i++) y[i] = (sym){ id[i], 1, (int32_t)i - 1, i + 1 < n ? (int32_t)i + 1 : -1 };
     for (size_t i = 0; i + 1 < n; i++) {
         uint32_t r = pair_rank(t, f, y[i].id, y[i + 1].id);
-        if (r != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r << 32 | i, prio_id(f, r) });
+        if (r != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r << 32 | i, pair_id(t, f, y[i].id, y[i + 1].id, r) });
     }
     while (hn) {
         hent top = heap_pop(hp, &hn);
@@ -434,7 +443,7 @@ static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint
         if (!y[pos].alive || y[pos].next < 0) continue;
         int32_t nx = y[pos].next;
         uint32_t r = pair_rank(t, f, y[pos].id, y[nx].id);
-        if (r == TH_NONE || prio_id(f, r) != top.id) continue;
+        if (r == TH_NONE || pair_id(t, f, y[pos].id, y[nx].id, r) != top.id) continue;
         y[pos].id = top.id;
         y[pos].next = y[nx].next;
         y[nx].alive = 0;
@@ -442,11 +451,11 @@ static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint
         if (y[pos].prev >= 0) {
             int32_t pv = y[pos].prev;
             uint32_t r2 = pair_rank(t, f, y[pv].id, y[pos].id);
-            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | (uint32_t)pv, prio_id(f, r2) });
+            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | (uint32_t)pv, pair_id(t, f, y[pv].id, y[pos].id, r2) });
         }
         if (y[pos].next >= 0) {
             uint32_t r2 = pair_rank(t, f, y[pos].id, y[y[pos].next].id);
-            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | pos, prio_id(f, r2) });
+            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | pos, pair_id(t, f, y[pos].id, y[y[pos].next].id, r2) });
         }
     }
     size_t k = 0;

@@ -24,7 +24,7 @@ enum {
 enum {
     N_BYTE_LEVEL, N_IGNORE_MERGES, N_BYTE_FALLBACK, N_FUSE_UNK, N_UNK, N_SEG_OK, N_NIDS, N_MODEL_N, N_HAS_RAW,
     N_HAS_NORM, N_BOS, N_EOS, N_PAD, N_BOS_POST, N_EOS_POST, N_MAX_ADDED, N_MERGES_SHIFT, N_TRAW_SHIFT,
-    N_TRAW_N, N_TNORM_SHIFT, N_TNORM_N, N_MERGES_N, N_COUNT
+    N_TRAW_N, N_TNORM_SHIFT, N_TNORM_N, N_MERGES_N, N_SPM_TIES, N_COUNT
 };
 
 /* scalars kept between th_image_parts and the write */
@@ -48,7 +48,7 @@ void th_image_parts(const tok_hf *t, tok_image_parts *w)
         [N_BOS_POST] = !strcmp(t->bos_from, "post_processor"), [N_EOS_POST] = !strcmp(t->eos_from, "post_processor"),
         [N_MAX_ADDED] = t->max_added, [N_MERGES_SHIFT] = t->merges.shift, [N_TRAW_SHIFT] = t->trie_raw.edges.shift,
         [N_TRAW_N] = t->trie_raw.nn, [N_TNORM_SHIFT] = t->trie_norm.edges.shift, [N_TNORM_N] = t->trie_norm.nn,
-        [N_MERGES_N] = t->merges.slot && th_bpe_uses_merges(t) ? t->merges.n : 0,
+        [N_MERGES_N] = t->merges.slot && th_bpe_uses_merges(t) ? t->merges.n : 0, [N_SPM_TIES] = (uint64_t)t->spm_ties,
     };
     memcpy(num, v, sizeof num);
     tok_image_add(w, SEC_NUM, 8, num, N_COUNT);
@@ -158,6 +158,7 @@ int th_image_restore(tok_hf *t, tok_image *im, char *err, size_t errlen)
     t->bos_from = v[N_BOS_POST] ? "post_processor" : "token name";
     t->eos_from = v[N_EOS_POST] ? "post_processor" : "token name";
     t->max_added = (uint32_t)v[N_MAX_ADDED];
+    t->spm_ties = v[N_SPM_TIES] != 0;
     memcpy(t->byte_id, byte, sizeof t->byte_id);
     t->cp_id = n_cp ? (uint32_t *)(uintptr_t)cp : NULL;
     t->seg_bad = (int32_t *)(uintptr_t)seg;

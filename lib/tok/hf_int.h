@@ -147,6 +147,10 @@ struct tok_hf {
     th_strmap vocab;          /* model-space keys: raw bytes when byte_level */
     th_mergemap merges;
     int byte_level, ignore_merges, byte_fallback, fuse_unk;
+    /* SentencePiece's BPE (tok_hf_load_spm_bpe): a pair's rank is its merged
+     * piece's score rank, equal for equal scores (the leftmost pair wins),
+     * so the merged id comes from the pair, not from the rank */
+    int spm_ties;
     uint32_t unk_id;          /* TH_NONE if none */
     uint32_t byte_id[256];    /* byte_level: id of each byte; byte_fallback: <0xXX> */
     uint32_t *cp_id;          /* not byte_level: id of each code point < 0x10000 (TH_NONE if none) */

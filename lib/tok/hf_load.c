@@ -18,6 +18,7 @@ typedef struct {
     size_t errlen;
     int failed;
     th_strmap orig_own;
+    int spm_ranks;   /* tok_hf_load_spm_bpe: model.calkit_spm_ranks gives each merge's rank (ties allowed) */
     th_strmap *orig; /* vocab as written (token text -> id): orig_own, or the model's own map when not byte-level */
 } ld;
 
@@ -516,6 +517,8 @@ static int load_model(ld *l, const tj *m)
     }
     /* merges */
     if (!mg || mg->type != TJ_ARR) { free(kbuf); return bad(l, "model.merges", "expected an array"); }
+    const tj *rk = l->spm_ranks ? tj_get(m, "calkit_spm_ranks") : NULL;
+    if (l->spm_ranks && (!rk || rk->type != TJ_ARR || rk->n != mg->n)) { free(kbuf); return bad(l, "model.calkit_spm_ranks", "expected one rank per merge"); }
     th_mergemap_init(&t->merges, mg->n);
     for (uint32_t i = 0; i < mg->n; i++) {
         const tj *e = &mg->u.kids[i];
@@ -544,7 +547,15 @@ static int load_model(ld *l, const tj *m)
         uint32_t ic = th_strmap_get(l->orig, kbuf, an + bn);
         if (ic == TH_NONE) snprintf(p, sizeof p, "model.merges[%u]", i);
         if (ic == TH_NONE) { bad(l, p, "merged token %s is not in the vocabulary", q(kbuf, an + bn, kb, sizeof kb)); free(kbuf); return -1; }
-        th_mergemap_put(&t->merges, ia, ib, i, ic);
+        uint32_t rank = i;
+        if (rk) {
+            if (rk->u.kids[i].type != TJ_NUM || rk->u.kids[i].u.num < 0 || rk->u.kids[i].u.num >= (1u << 24) - 1) {
+                free(kbuf);
+                return bad(l, "model.calkit_spm_ranks", "a rank is not a small unsigned integer");
+            }
+            rank = (uint32_t)rk->u.kids[i].u.num;
+        }
+        th_mergemap_put(&t->merges, ia, ib, rank, ic);
         /* a merge joining some character to a following U+2581 */
         if (!t->byte_level && bn >= 3 && !memcmp(b, "\xe2\x96\x81", 3) && an) {
             size_t k = an - 1;
@@ -625,7 +636,19 @@ static int64_t find_special(const tok_hf *t, const char *const *names)
 
 static atomic_uint_fast64_t serial_counter = 1;
 
+static tok_hf *hf_load(const char *json, size_t len, const char *path, int spm_ranks, char *err, size_t errlen);
+
 tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, size_t errlen)
+{
+    return hf_load(json, len, path, 0, err, errlen);
+}
+
+tok_hf *tok_hf_load_spm_bpe(const char *json, size_t len, const char *path, char *err, size_t errlen)
+{
+    return hf_load(json, len, path, 1, err, errlen);
+}
+
+static tok_hf *hf_load(const char *json, size_t len, const char *path, int spm_ranks, char *err, size_t errlen)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     (void)pthread_once(&once, byte_alphabet);
@@ -639,6 +662,8 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     memset(&l, 0, sizeof l);
     l.t = t; l.err = err; l.errlen = errlen;
     l.orig = &l.orig_own;
+    l.spm_ranks = spm_ranks;
+    t->spm_ties = spm_ranks;
     if (root->type != TJ_OBJ) { bad(&l, "(root)", "expected an object"); goto fail; }
     const tj *tr = tj_get(root, "truncation"), *pd = tj_get(root, "padding");
     if (tr && tr->type != TJ_NULL) { bad(&l, "truncation", "truncation is not supported (must be null)"); goto fail; }

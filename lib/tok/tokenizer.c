@@ -42,6 +42,7 @@
 #include "tok/config.h"
 #include "tok/find.h"
 #include "tok/hf.h"
+#include "tok/spm_bpe.h"
 #include "tok/spm_chunk.h"
 #include "tok/spm_shim.h"
 
@@ -54,6 +55,8 @@ typedef struct {
 struct cal_tok {
     tok_hf *hf;
     spm_shim *spm;
+    tok_hf *spm_bpe;         /* spm: the model encoded by calkit's BPE (spm_bpe.h), or NULL */
+    char *spm_engine;        /* spm: which engine encodes, and why */
     char *name;
     uint64_t fp;
     spm_chunking chunking;   /* spm only: how long texts are encoded */
@@ -148,6 +151,12 @@ static int load_file(cal_tok *t, const char *path, char *err, size_t errlen) {
         if (t->spm) {
             spm_collect_specials(t);
             t->chunking = spm_chunking_of(t->spm, data, len);
+            char no[512];
+            t->spm_bpe = spm_bpe_build(t->spm, data, len, path, no, sizeof no);
+            size_t k = strlen(no) + 64;
+            t->spm_engine = cal_xmalloc(k);
+            if (t->spm_bpe) snprintf(t->spm_engine, k, "calkit's BPE");
+            else snprintf(t->spm_engine, k, "libsentencepiece (%s)", no);
         }
         else cal_errf(err, errlen, "neither JSON (tokenizer.json) nor a SentencePiece model (%s)", why);
     }
@@ -429,7 +438,8 @@ cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t
     if (!t) {
         t = load_files(path, err, errlen);
         if (t && t->hf && c.dir) save_image(t, &c);
-        else if (t && t->spm) snprintf(c.note, sizeof c.note, "not used for a SentencePiece .model");
+        else if (t && t->spm)
+            (void)cal_errf(c.note, sizeof c.note, "not used for a SentencePiece .model; encoded by %s", t->spm_engine);
     }
     if (note) snprintf(note, notelen, "%s", c.note);
     tok_cache_end(&c);
@@ -445,6 +455,8 @@ void cal_tok_free(cal_tok *t) {
     if (!t) return;
     if (t->hf) tok_hf_free(t->hf);
     if (t->spm) spm_shim_free(t->spm);
+    if (t->spm_bpe) tok_hf_free(t->spm_bpe);
+    free(t->spm_engine);
     free(t->specials);
     free(t->name);
     for (int k = 0; k < TC_NSPECIAL; k++) free(t->from[k]);
@@ -477,10 +489,16 @@ static int spm_encode(const cal_tok *t, const char *s, size_t n, unsigned flags,
     return rc;
 }
 
+/* One piece of text through SentencePiece's BPE: calkit's engine, else the library. */
+static int spm_piece(const cal_tok *t, const char *s, size_t n, cal_ids *out, char *err, size_t errlen) {
+    if (t->spm_bpe) return tok_hf_encode(t->spm_bpe, s, n, 0, out, err, errlen);
+    return spm_chunk_encode(t->spm, &t->chunking, s, n, out, err, errlen);
+}
+
 static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned flags, cal_ids *out,
                            char *err, size_t errlen) {
     if (!(flags & CAL_TOK_PARSE_SPECIAL) || !t->nspecials)
-        return spm_chunk_encode(t->spm, &t->chunking, s, n, out, err, errlen);
+        return spm_piece(t, s, n, out, err, errlen);
     size_t start = 0;
     for (size_t i = 0; i < n;) {
         const special_piece *sp = special_at(t, s, i, n);
@@ -488,12 +506,12 @@ static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned f
             i++;
             continue;
         }
-        if (i > start && spm_chunk_encode(t->spm, &t->chunking, s + start, i - start, out, err, errlen)) return -1;
+        if (i > start && spm_piece(t, s + start, i - start, out, err, errlen)) return -1;
         cal_ids_push(out, sp->id);
         i += sp->len;
         start = i;
     }
-    if (n > start) return spm_chunk_encode(t->spm, &t->chunking, s + start, n - start, out, err, errlen);
+    if (n > start) return spm_piece(t, s + start, n - start, out, err, errlen);
     return 0;
 }
 

@@ -1,6 +1,8 @@
 /* tokenizer.c - cal_tok: loads a tokenizer file, dispatches on its content
  * to the native tokenizer.json engine (tok_hf_*.c) or to libsentencepiece
- * (spm_shim.cc), and applies the policy both share:
+ * (spm_shim.cc; a BPE .model that spm_bpe.h replays exactly is encoded by
+ * the native engine), keeps the prepared image of a tokenizer.json load in
+ * the cache (tok/cache.h), and applies the policy both share:
  *
  *  - Input text is repaired first: invalid UTF-8 becomes U+FFFD per maximal
  *    subpart (utf8_repair.h), which is what the references see (they take

@@ -28,6 +28,7 @@
 #include "tok/tokenizer.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,12 @@ struct cal_tok {
     spm_shim *spm;
     tok_hf *spm_bpe;         /* spm: the model encoded by calkit's BPE (spm_bpe.h), or NULL */
     char *spm_engine;        /* spm: which engine encodes, and why */
+    /* A .model restored from a prepared image has spm_bpe but no spm: the
+     * library is loaded from spm_file only to decode (spm_lazy). */
+    int spm_image;
+    uint32_t spm_vocab;
+    char *spm_file;
+    pthread_mutex_t spm_lock;
     char *name;
     uint64_t fp;
     spm_chunking chunking;   /* spm only: how long texts are encoded */
@@ -324,7 +331,7 @@ static cal_tok *load_files(const char *path, char *err, size_t errlen) {
 }
 
 /* ---- the prepared image (tok/cache.h): the engine's sections and these ---- */
-enum { CT_NUM = 200, CT_STR };
+enum { CT_NUM = 200, CT_STR, CT_SPM, CT_SPMSPEC };
 
 static void put_str(cal_buf *b, const char *s) {
     uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
@@ -362,9 +369,18 @@ static void save_image(const cal_tok *t, tok_cache *c) {
     put_str(&s, t->cfg.gen_eos);
     tok_image_add(&w, CT_NUM, 8, num, 6);
     tok_image_add(&w, CT_STR, 1, s.p, s.n);
-    tok_hf_image_parts(t->hf, &w);
+    uint32_t *spec = NULL, nv = 0;
+    if (t->spm_bpe) { /* a .model: its vocabulary size and special pieces (longest first) */
+        nv = spm_shim_vocab_size(t->spm);
+        spec = cal_xmalloc((t->nspecials + 1) * sizeof *spec);
+        for (size_t i = 0; i < t->nspecials; i++) spec[i] = t->specials[i].id;
+        tok_image_add(&w, CT_SPM, 4, &nv, 1);
+        tok_image_add(&w, CT_SPMSPEC, 4, spec, t->nspecials);
+    }
+    tok_hf_image_parts(t->hf ? t->hf : t->spm_bpe, &w);
     tok_cache_save(c, &w);
     cal_buf_free(&s);
+    free(spec);
 }
 
 static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile, char *err, size_t errlen) {
@@ -384,13 +400,31 @@ static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile,
         t->spm_bos = num[4] != 0;
         t->spm_eos = num[5] != 0;
         if (cls_from) snprintf(t->cfg.cls_from, sizeof t->cfg.cls_from, "%s", cls_from);
-        t->hf = tok_hf_from_image(im, tokfile, err, errlen);
+        uint64_t nv, nspec;
+        const uint32_t *vs = tok_image_get(im, CT_SPM, 4, &nv), *spec = tok_image_get(im, CT_SPMSPEC, 4, &nspec);
+        if (vs && nv == 1 && spec) { /* a .model */
+            t->spm_vocab = vs[0];
+            t->spm_image = 1;
+            t->spm_file = cal_xstrdup(tokfile);
+            t->spm_engine = cal_xstrdup("calkit's BPE");
+            pthread_mutex_init(&t->spm_lock, NULL);
+            t->specials = cal_xcalloc(nspec ? nspec : 1, sizeof *t->specials);
+            t->spm_bpe = tok_hf_from_image(im, tokfile, err, errlen);
+            for (uint64_t i = 0; i < nspec && t->spm_bpe; i++) {
+                special_piece *sp = &t->specials[t->nspecials];
+                sp->id = spec[i];
+                sp->text = tok_hf_id_text(t->spm_bpe, spec[i], &sp->len);
+                if (!sp->text || !sp->len) continue;
+                t->first_byte[(unsigned char)sp->text[0]] = 1;
+                t->nspecials++;
+            }
+        } else t->hf = tok_hf_from_image(im, tokfile, err, errlen);
     } else {
         tok_image_close(im);
         cal_errf(err, errlen, "its calkit sections do not fit together");
     }
     free(cls_from);
-    if (!t->hf) {
+    if (!t->hf && !t->spm_bpe) {
         cal_tok_free(t);
         return NULL;
     }
@@ -439,9 +473,9 @@ cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t
     }
     if (!t) {
         t = load_files(path, err, errlen);
-        if (t && t->hf && c.dir) save_image(t, &c);
-        else if (t && t->spm)
-            (void)cal_errf(c.note, sizeof c.note, "not used for a SentencePiece .model; encoded by %s", t->spm_engine);
+        if (t && (t->hf || t->spm_bpe) && c.dir) save_image(t, &c);
+        else if (t && t->spm && c.dir)
+            (void)cal_errf(c.note, sizeof c.note, "not used: a SentencePiece .model encoded by %s", t->spm_engine);
     }
     if (note) snprintf(note, notelen, "%s", c.note);
     tok_cache_end(&c);
@@ -459,6 +493,8 @@ void cal_tok_free(cal_tok *t) {
     if (t->spm) spm_shim_free(t->spm);
     if (t->spm_bpe) tok_hf_free(t->spm_bpe);
     free(t->spm_engine);
+    free(t->spm_file);
+    if (t->spm_image) pthread_mutex_destroy(&t->spm_lock);
     free(t->specials);
     free(t->name);
     for (int k = 0; k < TC_NSPECIAL; k++) free(t->from[k]);
@@ -531,9 +567,30 @@ int cal_tok_encode(const cal_tok *t, const char *text, size_t len, unsigned flag
     return rc;
 }
 
+/* The library for a .model restored from an image: loaded on the first
+ * decode, from the file whose bytes made the image (NULL if it changed). */
+static const spm_shim *spm_lazy(const cal_tok *t) {
+    if (t->spm || !t->spm_image) return t->spm;
+    cal_tok *w = (cal_tok *)t; /* the one late field, under its lock */
+    pthread_mutex_lock(&w->spm_lock);
+    if (!w->spm) {
+        size_t len;
+        char why[256];
+        char *data = tok_read_file(w->spm_file, &len, why, sizeof why);
+        if (data && cal_hash(data, len) == w->fp) w->spm = spm_shim_load(data, len, why, sizeof why);
+        free(data);
+    }
+    pthread_mutex_unlock(&w->spm_lock);
+    return w->spm;
+}
+
 /* spm: control pieces decode to their text (the reference keeps special
  * tokens); runs of ordinary pieces go through SentencePiece. */
 static void spm_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *out) {
+    if (!spm_lazy(t)) { /* the .model changed since its image was made */
+        for (size_t i = 0; i < n; i++) cal_buf_add(out, "\xef\xbf\xbd", 3);
+        return;
+    }
     size_t start = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && !spm_shim_is_special(t->spm, ids[i])) continue;
@@ -569,7 +626,7 @@ void cal_tok_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *ou
 const char *cal_tok_name(const cal_tok *t) { return t->name; }
 uint64_t cal_tok_fingerprint(const cal_tok *t) { return t->fp; }
 uint32_t cal_tok_vocab_size(const cal_tok *t) {
-    return t->hf ? tok_hf_vocab_size(t->hf) : spm_shim_vocab_size(t->spm);
+    return t->hf ? tok_hf_vocab_size(t->hf) : t->spm ? spm_shim_vocab_size(t->spm) : t->spm_vocab;
 }
 int64_t cal_tok_bos(const cal_tok *t) { return t->special[TC_BOS]; }
 int64_t cal_tok_eos(const cal_tok *t) { return t->special[TC_EOS]; }
@@ -578,7 +635,8 @@ int64_t cal_tok_pad(const cal_tok *t) { return t->special[TC_PAD]; }
 /* A token's text for the template description. */
 static void put_token(const cal_tok *t, uint32_t id, cal_buf *b) {
     size_t len = 0;
-    const char *p = t->hf ? tok_hf_id_text(t->hf, id, &len) : spm_shim_piece(t->spm, id, &len);
+    const char *p = t->hf ? tok_hf_id_text(t->hf, id, &len)
+                  : t->spm ? spm_shim_piece(t->spm, id, &len) : tok_hf_id_text(t->spm_bpe, id, &len);
     if (p) cal_buf_add(b, p, len);
     else cal_buf_addf(b, "%u", id);
     cal_buf_addc(b, ' ');

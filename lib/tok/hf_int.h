@@ -166,6 +166,7 @@ struct tok_hf {
     cal_buf id_pool;
     uint8_t *id_special;
     uint32_t nids;
+    uint32_t ids_cap;         /* id_off/id_len/id_special's room (tok_hf_add_special grows them) */
     uint32_t model_n;         /* the model's vocabulary size (without the added tokens) */
     /* pipeline */
     th_norm *norm; size_t nnorm;

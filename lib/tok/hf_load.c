@@ -605,6 +605,7 @@ static int fill_id_text(ld *l, const tj *v)
     memset(t->id_off, 0xFF, t->nids * sizeof *t->id_off);
     t->id_len = cal_xcalloc(t->nids ? t->nids : 1, sizeof *t->id_len);
     t->id_special = cal_xcalloc(t->nids ? t->nids : 1, 1);
+    t->ids_cap = t->nids ? t->nids : 1;
     uint64_t total = t->added_pool.n;
     for (uint32_t i = 0; i < v->n; i++) total += v->u.kids[2 * i].n;
     if (total >= UINT32_MAX) return bad(l, "model.vocab", "the token texts exceed 4 GB");
@@ -857,9 +858,12 @@ int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int r
     if ((uint32_t)id >= t->nids) {
         uint32_t old = t->nids;
         t->nids = (uint32_t)id + 1;
-        t->id_off = cal_xrealloc(t->id_off, t->nids * sizeof *t->id_off);
-        t->id_len = cal_xrealloc(t->id_len, t->nids * sizeof *t->id_len);
-        t->id_special = cal_xrealloc(t->id_special, t->nids);
+        if (t->nids > t->ids_cap) { /* doubling: one id at a time was a copy of every array per token */
+            t->ids_cap = t->nids > UINT32_MAX / 2 ? t->nids : t->nids * 2;
+            t->id_off = cal_xrealloc(t->id_off, (size_t)t->ids_cap * sizeof *t->id_off);
+            t->id_len = cal_xrealloc(t->id_len, (size_t)t->ids_cap * sizeof *t->id_len);
+            t->id_special = cal_xrealloc(t->id_special, t->ids_cap);
+        }
         memset(t->id_off + old, 0xFF, (t->nids - old) * sizeof *t->id_off);
         memset(t->id_len + old, 0, (t->nids - old) * sizeof *t->id_len);
         memset(t->id_special + old, 0, t->nids - old);

@@ -23,7 +23,7 @@ DESTDIR ?=
 CC      ?= cc
 CXX     ?= c++
 
-PKGS := libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson
+PKGS := libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson liblzma
 
 ifeq ($(SANITIZE),1)
   OBJ  := build/obj-san
@@ -56,7 +56,8 @@ CPPFLAGS += -Ilib -D_POSIX_C_SOURCE=200809L
 PREFIX_STAMP := $(OBJ)/prefix.$(subst /,_,$(PREFIX)).stamp
 ALL_CFLAGS   = -std=c11 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CFLAGS)
 ALL_CXXFLAGS = -std=c++17 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CXXFLAGS)
-LDLIBS_ALL   = $(PKG_LIBS) -lstdc++ -lm -lpthread
+# libbz2: Debian's libbz2-dev ships no pkg-config file.
+LDLIBS_ALL   = $(PKG_LIBS) -lbz2 -lstdc++ -lm -lpthread
 
 # lib/LAYER/*.c: the layers are listed (and checked) in lib/README.md.
 LIB_C      := $(sort $(wildcard lib/*/*.c))

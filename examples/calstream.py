@@ -57,11 +57,16 @@ def _sum(b):
 
 # ---- writing -------------------------------------------------------------
 
-def header(meta, version=1):
-    """meta: (key, value) pairs in order; values are escaped (\\\\ and \\n)."""
+CONTINUES = 1               # header flag: continues the stream before it (a trailer)
+
+
+def header(meta, version=1, flags=0):
+    """meta: (key, value) pairs in order; values are escaped (\\\\ and \\n).
+    flags: CONTINUES for a header that continues the stream (its writer's
+    metadata grew: the trailer that says what was dropped)."""
     m = "".join("%s=%s\n" % (k, str(v).replace("\\", "\\\\").replace("\n", "\\n"))
                 for k, v in meta).encode()
-    return _sum(MAGIC + struct.pack("<HHI", version, 0, len(m)) + m)
+    return _sum(MAGIC + struct.pack("<HHI", version, flags, len(m)) + m)
 
 
 def record(kind, label, rid, payload):
@@ -156,7 +161,9 @@ def _parse(path, verify=True):
     i, seg = 0, 0
     while i < len(data):
         if data[i:i + 8] == MAGIC:
-            (n,) = struct.unpack_from("<I", data, i + 12)
+            flags, n = struct.unpack_from("<HI", data, i + 10)
+            if flags & ~CONTINUES:
+                raise ValueError("%s: byte %d: unknown header flags %#x" % (path, i + 10, flags))
             e = i + 16 + n
             if verify and data[e:e + 8] != struct.pack("<Q", xxh3(data[i:e])):
                 raise ValueError("%s: byte %d: bad header checksum" % (path, i))

@@ -16,13 +16,20 @@
 #include "base/utf8.h"
 #include "io/jsonscan.h"
 #include "io/rowfile.h"
+#include "stats/summary.h"
+#include "stream/shards.h"
 #include "stream/stream.h"
 #include "tok/find.h"
 #include "tok/tokenizer.h"
 
-enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT };
-enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS };
+enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT, M_STATS };
+enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS, O_STATS, O_PLOT, O_PARTIAL };
 static const cal_opt opts[] = {
+    {0, "summary", NULL, CAL_STAGE, "print what the set is: per label and in total records,\n"
+     "rows, tokens, padding, lengths, BOS/EOS, distinct ids,\nduplicates; what each stage dropped, shards, inputs,\n"
+     "seeds, stages (with --json: one JSON object)", O_STATS},
+    {0, "plot", "FILE.svg", CAL_STAGE, "draw the summary (domain mix, padding, lengths, what\nwas lost) as an SVG picture "
+     "in FILE.svg", O_PLOT},
     {0, "json", NULL, CAL_STAGE, "print the header and each record as one JSON object\nper line", O_JSON},
     {0, "text", NULL, CAL_STAGE, "print the text of TEXT records, each ending in a\nnewline", O_TEXT},
     {0, "check", NULL, CAL_STAGE, "verify every header and checksum; print counts per\nkind", O_CHECK},
@@ -33,6 +40,8 @@ static const cal_opt opts[] = {
      "write it as a cal-stream of ROW records (stdout or\n-o OUT.cal)", O_IMPORT},
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "decode TOKENS and ROW records with TOKENIZER (a\n"
      "model folder, a tokenizer.json, a .model or a NAME as\nin cal-encode): in the previews, in --json (\"text\")\nand in --text", 0},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently "
+     "(warned; see cal-stream(5))", O_PARTIAL},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
     {0},
@@ -47,8 +56,8 @@ static const cal_prog prog = {
 };
 
 typedef struct {
-    int mode, verbose, progress;
-    const char *out, *import;
+    int mode, verbose, progress, json, partial;
+    const char *out, *import, *plot;
     cal_rf_type out_type;
     const char *tokenizer;
     cal_tok *tok; /* -t: decodes TOKENS and ROW records */
@@ -58,7 +67,10 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
     int nmode = 0;
     cal_args_init(a, &prog, argc, argv);
     for (int c; (c = cal_args_next(a)) != -1;) switch (c) {
-        case O_JSON: o->mode = M_JSON, nmode++; break;
+        case O_JSON: o->json = 1; break;
+        case O_STATS: o->mode = M_STATS, nmode++; break;
+        case O_PLOT: o->plot = a->val; break;
+        case O_PARTIAL: o->partial = 1; break;
         case O_TEXT: o->mode = M_TEXT, nmode++; break;
         case O_CHECK: o->mode = M_CHECK, nmode++; break;
         case O_PASS: o->mode = M_PASS, nmode++; break;
@@ -68,7 +80,17 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
         case 'v': o->verbose = 1; break;
         case O_PROGRESS: o->progress = 1; break;
         }
-    if (nmode > 1) cal_usage_error("--json, --text, --check, --pass and -o exclude each other");
+    if (o->json && o->mode == M_SUMMARY) o->mode = M_JSON, nmode++;
+    else if (o->json && o->mode != M_STATS) nmode++;
+    if (nmode > 1) cal_usage_error("--summary, --json, --text, --check, --pass and -o exclude each other "
+                                   "(--summary --json is the summary as JSON)");
+    if (o->plot && o->mode != M_SUMMARY && o->mode != M_STATS)
+        cal_usage_error("--plot goes alone or with --summary");
+    if (o->plot) {
+        size_t n = strlen(o->plot);
+        if (n < 4 || strcmp(o->plot + n - 4, ".svg")) cal_usage_error("--plot %s: the name must end in .svg", o->plot);
+        if (o->mode == M_SUMMARY) o->mode = M_STATS;
+    }
     if (o->out) {
         o->out_type = cal_rf_type_of(o->out);
         size_t n = strlen(o->out);
@@ -222,11 +244,15 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_add(b, "}\n", 2);
 }
 
-static void header_out(cal_buf *b, int mode, const char *file, unsigned n, const cal_meta *m) {
+/* A header: in --json all of its metadata; on the terminal a header that
+ * continues the stream (a trailer, mostly) shows only what it adds to the
+ * one before it (prev). */
+static void header_out(cal_buf *b, int mode, const char *file, unsigned n, int continues, const cal_meta *m,
+                       const cal_meta *prev) {
     if (mode == M_JSON) {
         cal_buf_add(b, "{\"file\":", 8);
         cal_json_put_str(b, file, strlen(file));
-        cal_buf_addf(b, ",\"header\":%u,\"meta\":[", n);
+        cal_buf_addf(b, ",\"header\":%u,%s\"meta\":[", n, continues ? "\"continues\":true," : "");
         for (size_t i = 0; i < m->n; i++) {
             cal_buf_add(b, i ? ",[" : "[", i ? 2 : 1);
             cal_json_put_str(b, m->key[i], strlen(m->key[i]));
@@ -237,8 +263,12 @@ static void header_out(cal_buf *b, int mode, const char *file, unsigned n, const
         cal_buf_add(b, "]}\n", 3);
         return;
     }
-    cal_buf_addf(b, "# %s: header %u\n", file, n);
+    cal_buf_addf(b, "# %s: header %u%s\n", file, n, continues ? " (continues the stream; what it adds)" : "");
     for (size_t i = 0; i < m->n; i++) {
+        int old = 0;
+        for (size_t k = 0; continues && k < prev->n && !old; k++)
+            old = !strcmp(prev->key[k], m->key[i]) && !strcmp(prev->val[k], m->val[i]);
+        if (old) continue;
         cal_buf_addf(b, "#   %s=", m->key[i]);
         for (const char *p = m->val[i]; *p; p++) {
             if (*p == '\n') cal_buf_add(b, "\\n", 2);
@@ -316,17 +346,21 @@ int main(int argc, char **argv) {
     int stream_out = o.mode == M_PASS || (o.mode == M_OUTPUT && o.out_type == CAL_RF_NONE);
     cal_writer *w = stream_out ? cal_writer_open(o.mode == M_PASS ? "-" : o.out) : NULL;
     cal_rowset *rows = o.mode == M_OUTPUT && o.out_type != CAL_RF_NONE ? cal_rowset_new(o.out_type) : NULL;
-    cal_file *out = (o.mode == M_SUMMARY || o.mode == M_JSON || o.mode == M_TEXT || o.mode == M_CHECK)
+    cal_file *out = (o.mode == M_SUMMARY || o.mode == M_JSON || o.mode == M_TEXT || o.mode == M_CHECK ||
+                     (o.mode == M_STATS && !o.plot))
                         ? cal_file_create("-") : NULL;
-    cal_meta all = {0};
+    cal_summary *sum = o.mode == M_STATS ? cal_summary_new() : NULL;
+    cal_shards *shards = cal_shards_new(); /* the files' shards, checked together */
+    cal_meta all = {0}, shown = {0}; /* shown: the metadata of the last header printed */
     cal_buf b = {0};
     counts total = {0};
     char err[768];
 
     for (int f = 0; f < nfiles; f++) {
         cal_reader *r = cal_reader_open(files[f]);
+        cal_reader_shards_mode(r, 0, 0, 0);
         const char *name = cal_reader_name(r);
-        unsigned seen = 0;
+        unsigned seen = 0, streams = 0;
         counts c = {0};
         cal_rec rec;
         for (;;) {
@@ -343,8 +377,14 @@ int main(int argc, char **argv) {
                     cal_die_at(name, rc ? rec.offset : cal_reader_offset(r), "%s", err);
                 if (o.tok) check_fingerprint(o.tok, &all, name);
                 if (w && !cal_meta_equal(cal_writer_meta(w), &all)) cal_meta_copy(cal_writer_meta(w), &all);
+                if (sum) {
+                    cal_summary_header(sum, &all, (unsigned)c.headers - (sum->headers - total.headers),
+                                       cal_reader_streams(r) - streams);
+                    streams = cal_reader_streams(r);
+                }
                 if (o.mode == M_SUMMARY || o.mode == M_JSON) {
-                    header_out(&b, o.mode, name, seen, cal_reader_meta(r));
+                    header_out(&b, o.mode, name, seen, cal_reader_continues(r), cal_reader_meta(r), &shown);
+                    cal_meta_copy(&shown, cal_reader_meta(r));
                     cal_file_write(out, b.p, b.n);
                     b.n = 0;
                 }
@@ -366,6 +406,7 @@ int main(int argc, char **argv) {
                 }
                 break;
             case M_PASS: cal_write_raw(w, &rec); break;
+            case M_STATS: cal_summary_add(sum, &rec); break;
             case M_OUTPUT:
                 if (w) cal_write_raw(w, &rec);
                 else cal_rowset_add(rows, r, &rec);
@@ -377,6 +418,7 @@ int main(int argc, char **argv) {
             }
         }
         if (o.mode == M_CHECK) check_line(out, name, &c, cal_reader_offset(r));
+        cal_shards_absorb(shards, cal_reader_shards(r));
         total.bytes += cal_reader_offset(r);
         total.records += c.records;
         total.headers += c.headers;
@@ -384,6 +426,29 @@ int main(int argc, char **argv) {
         cal_reader_close(r);
     }
     if (o.mode == M_CHECK && nfiles > 1) check_line(out, "total", &total, total.bytes);
+    if (o.mode != M_STATS) { /* a summary shows the shards, whole or not */
+        if (out) cal_file_commit(out), out = NULL;
+        cal_shards_enforce(shards, 0, o.partial, nfiles > 1 ? "input" : strcmp(files[0], "-") ? files[0] : "stdin",
+                           &all);
+        if (w && !cal_meta_merge(cal_writer_meta(w), &all, err, sizeof err)) cal_die("%s", err);
+    }
+    if (sum) {
+        if (o.plot) {
+            cal_summary_svg(sum, &b);
+            cal_file *pf = cal_file_create(o.plot);
+            cal_file_write(pf, b.p, b.n);
+            cal_file_commit(pf);
+        } else if (o.json) {
+            cal_summary_json(sum, shards, &b);
+            cal_file_write(out, b.p, b.n);
+        } else {
+            cal_summary_text(sum, shards, &b);
+            cal_file_write(out, b.p, b.n);
+        }
+        b.n = 0;
+        cal_summary_free(sum);
+    }
+    cal_shards_free(shards);
     if (w) {
         if (!total.headers) cal_meta_copy(cal_writer_meta(w), &all);
         cal_writer_close(w);
@@ -398,6 +463,7 @@ int main(int argc, char **argv) {
         cal_warn("%llu records, %llu headers, %llu bytes in %.2f s", (unsigned long long)total.records,
                  (unsigned long long)total.headers, (unsigned long long)total.bytes, cal_now() - t0);
     cal_meta_free(&all);
+    cal_meta_free(&shown);
     cal_buf_free(&b);
     cal_tok_free(o.tok);
     free(tok_path);

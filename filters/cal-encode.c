@@ -19,12 +19,14 @@
 #include "base/oshint.h"
 #include "base/pool.h"
 #include "base/progress.h"
+#include "stream/drops.h"
+#include "stream/shards.h"
 #include "stream/stream.h"
 #include "tok/find.h"
 #include "tok/list.h"
 #include "tok/tokenizer.h"
 
-enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST, O_NO_CACHE };
+enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST, O_SKIP_BAD, O_PARTIAL, O_NO_CACHE };
 static const cal_opt opts[] = {
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "a Hugging Face model folder (tokenizer.json or\n"
      "tokenizer.model with tokenizer_config.json), a single\ntokenizer.json or SentencePiece .model file "
@@ -34,6 +36,10 @@ static const cal_opt opts[] = {
      "tokenizer(text, add_special_tokens=True) does\n(not to chat records: see cal-encode(1), CHAT)", O_ADD_SPECIAL},
     {0, "parse-special", NULL, CAL_STAGE, "special-token text in documents (\"<|im_start|>\")\n"
      "becomes the special id; by default it is ordinary\ntext, except in chat records (cal-encode(1), CHAT)", O_PARSE_SPECIAL},
+    {0, "skip-bad", NULL, CAL_STAGE, "skip (and count) a document the tokenizer cannot\nencode instead of stopping",
+     O_SKIP_BAD},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently (warned; "
+     "see cal-stream(5))", O_PARTIAL},
     {'j', "threads", "N", 0, "encode with N threads (default: the number of online\n"
      "cores); the output is the same for every N", 0},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
@@ -65,6 +71,7 @@ typedef struct {
     uint64_t id, offset;
     size_t label_off, label_len, text_off, text_len, ntok;
     int file, chat; /* chat: a TEXT record flagged CAL_TEXT_CHAT */
+    int bad;        /* --skip-bad: it did not encode (not written) */
 } item;
 
 /* One job of the pool: records in, their TOKENS records out. */
@@ -74,6 +81,8 @@ typedef struct {
     cal_buf bytes;
     cal_ids ids;           /* the worker's scratch: one record's ids */
     cal_buf out;           /* the encoded records of items [0, failed) */
+    size_t bad;            /* --skip-bad: items that did not encode */
+    char first_bad[512];   /* the message of the first of them */
     cal_meta meta;         /* output metadata in force for these records */
 } batch;
 
@@ -81,6 +90,7 @@ typedef struct {
     char **files;
     const cal_tok *tok;
     unsigned flags;
+    int skip_bad;
     char **stage_argv;
     int stage_argc;
     cal_pool *pool;
@@ -91,6 +101,8 @@ typedef struct {
     cal_meta in_meta, out_meta; /* merged metadata of the inputs; the output's now */
     uint64_t docs, bytes, tokens;
     cal_progress prog;
+    cal_drops drops;          /* --skip-bad's documents */
+    int said_bad;             /* the first one's message was said */
 } run;
 
 /* The pool's job (on a worker thread; r is read only). */
@@ -102,15 +114,21 @@ static int encode_batch(void *ctx, void *job, char *err, size_t errsz) {
     cal_ids ids = b->ids;
     cal_buf out = b->out;
     size_t i = 0;
+    b->bad = 0;
     for (out.n = 0; i < b->n; i++) {
         item *it = &b->items[i];
         /* A rendered chat is encoded as transformers encodes one: special
          * tokens matched, none added (the template wrote them). */
         unsigned flags = it->chat ? CAL_TOK_PARSE_SPECIAL : r->flags;
         ids.n = 0;
+        it->bad = 0;
         if (cal_tok_encode(r->tok, b->bytes.p + it->text_off, it->text_len, flags, &ids, err, errsz) ||
-            cal_encode_tokens(&out, b->bytes.p + it->label_off, it->label_len, it->id, ids.v, ids.n, err, errsz))
-            break;
+            cal_encode_tokens(&out, b->bytes.p + it->label_off, it->label_len, it->id, ids.v, ids.n, err, errsz)) {
+            if (!r->skip_bad) break;
+            if (!b->bad++) snprintf(b->first_bad, sizeof b->first_bad, "%s", err);
+            it->bad = 1;
+            continue;
+        }
         it->ntok = ids.n;
     }
     b->ids = ids;
@@ -131,8 +149,16 @@ static void snapshot_meta(run *r) {
  * after the records before it, with err (the pool stops its workers). */
 static void write_batch(run *r, batch *b, const char *err) {
     cal_meta_copy(cal_writer_meta(r->w), &b->meta); /* a new header when it differs */
-    cal_write_encoded(r->w, b->out.p, b->out.n, b->failed);
+    cal_write_encoded(r->w, b->out.p, b->out.n, b->failed - b->bad);
     for (size_t i = 0; i < b->failed; i++) {
+        if (b->items[i].bad) {
+            cal_drops_note(&r->drops, "documents", "skipped: the tokenizer refused them (--skip-bad)", 1,
+                           b->items[i].text_len, "bytes");
+            if (!r->said_bad++) /* the first one's reason, as the error would have said it */
+                cal_warn("%s: byte %llu: %s (skipped: --skip-bad)", r->files[b->items[i].file],
+                         (unsigned long long)b->items[i].offset, b->first_bad);
+            continue;
+        }
         r->docs++;
         r->bytes += b->items[i].text_len;
         r->tokens += b->items[i].ntok;
@@ -194,10 +220,11 @@ static void new_header(run *r, cal_reader *rd, uint64_t off, batch **cur) {
     snapshot_meta(r);
 }
 
-static void encode_all(run *r, int nfiles) {
+static void encode_all(run *r, int nfiles, cal_shards *shards) {
     batch *cur = NULL;
     for (int f = 0; f < nfiles; f++) {
         cal_reader *rd = cal_reader_open(r->files[f]);
+        cal_reader_shards_mode(rd, 0, 0, 0); /* the files' shards are checked together */
         new_header(r, rd, 0, &cur);
         unsigned headers = cal_reader_headers(rd);
         cal_rec rec;
@@ -211,18 +238,20 @@ static void encode_all(run *r, int nfiles) {
             add_item(cur, &rec, f);
             if (cur->n >= BATCH_RECS || cur->bytes.n >= BATCH_BYTES) submit(r, &cur);
         }
+        if (cal_reader_headers(rd) != headers) new_header(r, rd, cal_reader_offset(rd), &cur); /* a trailer */
+        cal_shards_absorb(shards, cal_reader_shards(rd));
         cal_reader_close(rd);
     }
     submit(r, &cur);
     while (write_oldest(r)) {}
-    if (!r->docs) cal_meta_copy(cal_writer_meta(r->w), &r->out_meta);
+    cal_meta_copy(cal_writer_meta(r->w), &r->out_meta); /* the last header's: the trailer carries it */
 }
 
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     const char *tokenizer = NULL, *out = NULL;
     unsigned flags = 0, threads = 0;
-    int verbose = 0, progress = 0, list = 0, cache = 1;
+    int verbose = 0, progress = 0, list = 0, skip_bad = 0, partial = 0, cache = 1;
     cal_args a;
     cal_args_init(&a, &prog, argc, argv);
     for (int c; (c = cal_args_next(&a)) != -1;) switch (c) {
@@ -234,6 +263,8 @@ int main(int argc, char **argv) {
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
         case O_LIST: list = 1; break;
+        case O_SKIP_BAD: skip_bad = 1; break;
+        case O_PARTIAL: partial = 1; break;
         case O_NO_CACHE: cache = 0; break;
         }
     if (list) {
@@ -260,7 +291,7 @@ int main(int argc, char **argv) {
     double t_load = cal_now() - t0, c_load = cal_cpu_now() - c0;
 
     static char *stdin_only[] = {"-", NULL};
-    run r = {.files = a.noperands ? a.operands : stdin_only, .tok = tok, .flags = flags};
+    run r = {.files = a.noperands ? a.operands : stdin_only, .tok = tok, .flags = flags, .skip_bad = skip_bad};
     r.stage_argv = cal_args_stage(&a, &r.stage_argc);
     /* -j 1 encodes on the main thread; -j N on N - 1 workers and the main
      * thread, which encodes queued batches while the oldest is not done:
@@ -276,19 +307,25 @@ int main(int argc, char **argv) {
     cal_progress_init(&r.prog, progress);
     r.pool = cal_pool_new(threads - 1, r.depth, encode_batch, &r);
     double t1 = cal_now(), c1 = cal_cpu_now();
-    encode_all(&r, a.noperands ? a.noperands : 1);
+    cal_shards *shards = cal_shards_new();
+    encode_all(&r, a.noperands ? a.noperands : 1, shards);
     cal_pool_free(r.pool);
-    cal_writer_close(r.w);
-    cal_progress_done(&r.prog);
+    cal_shards_enforce(shards, 0, partial, "input", cal_writer_meta(r.w));
+    cal_shards_free(shards);
     double dt = cal_now() - t1, dc = cal_cpu_now() - c1;
     /* both rates: wall MB/s falls when the machine is busy, CPU MB/s
      * (bytes per CPU second of all threads) does not */
+    char sum[1024] = "";
     if (verbose)
-        cal_warn("%llu docs, %llu bytes, %llu tokens, %.2f MB/s CPU, %.2f MB/s wall (%.2f s CPU, %.2f s wall, "
+        snprintf(sum, sizeof sum,
+                 "%llu docs, %llu bytes, %llu tokens, %.2f MB/s CPU, %.2f MB/s wall (%.2f s CPU, %.2f s wall, "
                  "%u threads), tokenizer %s loaded in %.1f ms (%.1f ms CPU; cache: %s)",
                  (unsigned long long)r.docs, (unsigned long long)r.bytes, (unsigned long long)r.tokens,
                  dc > 0 ? (double)r.bytes / 1e6 / dc : 0.0, dt > 0 ? (double)r.bytes / 1e6 / dt : 0.0, dc, dt,
                  threads, cal_tok_name(tok), t_load * 1e3, c_load * 1e3, cache_note);
+    cal_drops_finish(&r.drops, r.w, NULL, sum);
+    cal_writer_close(r.w);
+    cal_progress_done(&r.prog);
 
     for (size_t i = 0; i < r.depth; i++) {
         free(r.batches[i].items);

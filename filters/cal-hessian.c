@@ -14,13 +14,14 @@
 #include "io/safetensors.h"
 #include "stats/blas.h"
 #include "stats/collect.h"
+#include "stream/shards.h"
 #include "stats/hessian.h"
 #include "stats/imatrix.h"
 #include "stats/result.h"
 
 enum {
     O_EMBED = 256, O_RMSNORM, O_EPS, O_PERPOS, O_DTYPE, O_SCALE, O_SKIP, O_MERGE, O_INVERSE, O_DAMP,
-    O_IMATRIX, O_IMNAME, O_GGUFNAMES, O_BYLABEL, O_BLOCK, O_THREADS, O_PROGRESS, O_RANGES, O_PCT,
+    O_IMATRIX, O_IMNAME, O_GGUFNAMES, O_BYLABEL, O_BLOCK, O_THREADS, O_PROGRESS, O_RANGES, O_PCT, O_PARTIAL,
 };
 
 static const cal_opt options[] = {
@@ -50,6 +51,8 @@ static const cal_opt options[] = {
      "also min, max and percentiles of x and |x| per channel and\nper tensor, from mergeable sketches (12 KB a channel)", O_RANGES},
     {0, "percentiles", "P,...", CAL_STAGE, "the percentiles of --ranges (default 99.9,99.99); implies it", O_PCT},
     {0, "block", "N", CAL_STAGE, "rows per BLAS block (default: about 8 MB of float64)", O_BLOCK},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently "
+     "(warned; see cal-stream(5)); --merge\nchecks the results' shards like a stream's", O_PARTIAL},
     {0, "threads", "N", 0, "worker threads (default: one per CPU; same result for any N)", O_THREADS},
     {'v', "verbose", NULL, 0, "one-line summary on stderr", 0},
     {0, "progress", NULL, 0, "progress on stderr", O_PROGRESS},
@@ -72,7 +75,7 @@ typedef struct {
     const char *out, *imatrix, *imatrix_name;
     cal_collect_opts in;
     cal_result_form form;
-    int merge, verbose, gguf_names;
+    int merge, verbose, gguf_names, partial;
     double pct[CAL_RESULT_MAX_PCT];
 } opts;
 
@@ -127,6 +130,7 @@ static void parse(int argc, char **argv, opts *o, cal_args *a) {
         case O_THREADS: o->in.threads = (int)cal_parse_u64(a->name, v, 1, 4096); break;
         case 'v': o->verbose = 1; break;
         case O_PROGRESS: o->in.progress = 1; break;
+        case O_PARTIAL: o->partial = 1; break;
         }
     }
     if (!o->out && !o->imatrix) cal_usage_error("no output file (-o OUT.safetensors or --imatrix OUT.gguf)");
@@ -143,10 +147,17 @@ static void parse(int argc, char **argv, opts *o, cal_args *a) {
  * Sketches are kept; their percentiles are --percentiles or the inputs'. */
 static void merge(opts *o, const cal_args *a, cal_result *r, cal_imatrix *im) {
     char err[768];
+    cal_shards *shards = cal_shards_new(); /* each result a stream of its own */
+    cal_meta rest = {0};                   /* the later results' metadata */
     for (int k = 0; k < a->noperands; k++) {
         const char *path = a->operands[k];
         if (!cal_gguf_sniff(path)) {
             cal_st_file *f = cal_st_open(path);
+            cal_meta fm = {0};
+            cal_result_file_meta(f, &fm);
+            cal_shards_header(shards, &fm, 0);
+            if (!cal_meta_merge(&rest, &fm, err, sizeof err)) cal_die("%s: %s", path, err);
+            cal_meta_free(&fm);
             cal_result_add_file(r, f);
             cal_st_close(f);
             cal_imatrix_add_dataset(im, path);
@@ -157,6 +168,11 @@ static void merge(opts *o, const cal_args *a, cal_result *r, cal_imatrix *im) {
         if (!g || !cal_imatrix_add_gguf(im, g, err, sizeof err)) cal_die("%s", err);
         cal_gguf_close(g);
     }
+    /* a merge of results is where shards meet: all of them, alike */
+    cal_shards_enforce(shards, 1, o->partial, "--merge", &rest);
+    cal_shards_free(shards);
+    if (!cal_meta_merge(&r->meta, &rest, err, sizeof err)) cal_die("--merge: %s", err);
+    cal_meta_free(&rest);
     if (o->imatrix && r->n && !cal_result_to_imatrix(r, o->imatrix_name, o->gguf_names, im, err, sizeof err)) cal_die("%s", err);
     if (o->in.sketch && !r->percentiles) cal_die("--ranges/--percentiles: no input holds sketches (made with --ranges)");
     if (!r->percentiles || o->form.npct) return;
@@ -186,6 +202,8 @@ int main(int argc, char **argv) {
         cal_collect *c = cal_collect_new(&o.in);
         for (int k = 0; k < (a.noperands ? a.noperands : 1); k++) cal_collect_read(c, a.noperands ? a.operands[k] : "-");
         cal_collect_finish(c, &r);
+        cal_shards_enforce(cal_collect_shards(c), 0, o.partial,
+                           a.noperands > 1 ? "input" : a.noperands ? a.operands[0] : "stdin", &r.meta);
         threads = cal_collect_threads(c);
         cal_collect_free(c);
         /* Resolved defaults go into the stage line so the run can be repeated. */

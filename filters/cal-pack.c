@@ -14,7 +14,8 @@
 #include "stream/stream.h"
 
 enum { O_ALLOW = 256, O_SEED, O_SEP, O_TAIL, O_PERDOC, O_TRUNC, O_PAD, O_MIN, O_MAX, O_STRAT, O_BOS, O_EOS,
-       O_BOSID, O_EOSID, O_PADID, O_RANDOM, O_NOISE, O_PROGRESS, O_RNG, O_TOEND, O_SORT, O_DOCS, O_REPEAT };
+       O_BOSID, O_EOSID, O_PADID, O_RANDOM, O_NOISE, O_PROGRESS, O_RNG, O_TOEND, O_SORT, O_DOCS, O_REPEAT,
+       O_PARTIAL };
 
 static const cal_opt opts[] = {
     {'l', "length", "N", CAL_STAGE, "row length in tokens (required)", 0},
@@ -46,6 +47,8 @@ static const cal_opt opts[] = {
     {0, "pad-id", "ID", CAL_STAGE, "pad id instead of the stream header's (else its eos)", O_PADID},
     {0, "random-rows", "N", CAL_STAGE, "append N rows of uniform ids in [0, vocab) (seeded)", O_RANDOM},
     {0, "noise-rows", "N", CAL_STAGE, "append N noise rows (flagged; exported as -1)", O_NOISE},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently (warned; see cal-stream(5))",
+     O_PARTIAL},
     {'v', "verbose", NULL, 0, "one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "progress on standard error", O_PROGRESS},
     {0},
@@ -55,8 +58,9 @@ static const cal_prog prog = {
     "Read TOKENS records (FILE or standard input) and write ROW records of\n"
     "exactly LENGTH ids to standard output.",
     opts,
-    "Documents and tokens left out (filters, truncation, the last partial row)\n"
-    "are reported on standard error, even without -v.\n"
+    "Documents and tokens left out (filters, truncation, the last partial row),\n"
+    "padding and rows short of -n are reported on standard error, even without\n"
+    "-v, and recorded in the stream's trailer (the summary of cal-cat(1) shows them).\n"
     "See cal-pack(1) for the modes and how each mirrors its peer.\n",
 };
 
@@ -105,7 +109,7 @@ int main(int argc, char **argv) {
     cal_pack_opts o;
     cal_pack_opts_init(&o);
     uint64_t random_rows = 0, noise_rows = 0, *strata = NULL;
-    int verbose = 0, progress = 0;
+    int verbose = 0, progress = 0, partial = 0;
     const char *out = NULL;
     cal_args a;
     cal_args_init(&a, &prog, argc, argv);
@@ -142,6 +146,7 @@ int main(int argc, char **argv) {
         case O_SORT: o.sort = pick(&a, cal_pack_sort_names); break;
         case O_DOCS: o.docs = num(&a, 1, UINT64_MAX); break;
         case O_REPEAT: o.max_repeat = num(&a, 1, UINT32_MAX); break;
+        case O_PARTIAL: partial = 1; break;
         }
     }
     if (a.noperands > 1) cal_usage_error("one input FILE at most (concatenate with cat)");
@@ -149,6 +154,7 @@ int main(int argc, char **argv) {
     if (cal_pack_check(&o, err, sizeof err)) cal_usage_error("%s", err);
 
     cal_reader *r = cal_reader_open(a.noperands ? a.operands[0] : NULL);
+    cal_reader_shards_mode(r, 1, 0, partial);
     const cal_meta *m = cal_reader_meta(r);
     const char *name = cal_reader_name(r);
     /* ids: the option, else the header's key; pad falls back to eos */
@@ -168,16 +174,17 @@ int main(int argc, char **argv) {
     cal_packer *p = cal_packer_new(&o, put_row, &out_ctx);
     cal_ids t = {0};
     cal_rec rec;
-    while (cal_packer_wants(p) && cal_read(r, &rec)) {
+    uint64_t nread = 0;
+    int more = 1;
+    while ((more = cal_packer_wants(p)) && cal_read(r, &rec)) {
         if (rec.kind != CAL_TOKENS)
             cal_reader_die(r, &rec, "expected TOKENS records, got %s", cal_kind_name(rec.kind));
         cal_rec_ids(&rec, &t);
         cal_packer_add(p, t.v, t.n, rec.id, rec.label, rec.label_len);
+        nread++;
     }
     if (cal_packer_finish(p, err, sizeof err)) cal_die("%s: %s", name, err);
     cal_pack_synthetic(o.len, o.rng, o.seed, random_rows, vocab > 0 ? (uint64_t)vocab : 1, noise_rows, put_row, &out_ctx);
-    cal_writer_close(out_ctx.w);
-    cal_progress_done(&out_ctx.progress);
 
     const cal_pack_stats *st = cal_packer_stats(p);
     char sum[512] = "";
@@ -188,7 +195,18 @@ int main(int argc, char **argv) {
                  (unsigned long long)st->docs, (unsigned long long)st->tokens, (unsigned long long)st->rows, o.len,
                  (unsigned long long)random_rows, (unsigned long long)noise_rows,
                  (unsigned long long)cal_drops_docs(&st->drops), (unsigned long long)cal_drops_tokens(&st->drops));
-    cal_drops_report(&st->drops, sum);
+    /* The rest of the input is not read, nor its trailer, unless it is a
+     * file whose end can be read: else say that upstream losses are unknown. */
+    cal_meta tail = {0};
+    if (!more && cal_reader_tail_meta(r, &tail) && !cal_meta_merge(cal_writer_meta(out_ctx.w), &tail, err, sizeof err))
+        cal_die("%s: %s", name, err);
+    else if (!more && !tail.n)
+        cal_meta_setf(cal_writer_meta(out_ctx.w), "stopped", "%s read %llu records and stopped (its rows were made)",
+                      cal_progname(), (unsigned long long)nread);
+    cal_meta_free(&tail);
+    cal_drops_finish(&st->drops, out_ctx.w, more ? r : NULL, sum);
+    cal_writer_close(out_ctx.w);
+    cal_progress_done(&out_ctx.progress);
     cal_reader_close(r);
     cal_packer_free(p);
     cal_ids_free(&t);

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/err.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/progress.h"
+#include "stream/drops.h"
 #include "stream/stream.h"
 #include "text/chat.h"
 #include "text/chat_render.h"
@@ -74,7 +76,8 @@ static const cal_prog prog = {
     "Reads documents and writes a cal-stream of TEXT records to stdout.\n"
     "SOURCE is a built-in corpus (wiki, web|c4, code, stories|tiny, multilingual,\n"
     "technical), a file, a directory (files in sorted order) or - for stdin.\n"
-    "gzip and zstd compression is detected and removed.",
+    "gzip, zstd, xz and bzip2 compression is detected and removed; an input that\n"
+    "is not text (an image, an archive, binary data) is refused unless -f is given.",
     opts, NULL};
 
 static struct {
@@ -84,8 +87,10 @@ static struct {
 } opt = {.field = "text"};
 
 static struct {
-    uint64_t docs, bytes, short_docs, dups, other_shard, split;
+    uint64_t docs, bytes, other_shard, split;
 } st;
+static cal_drops drops; /* said on stderr and recorded in the stream's trailer */
+static char why_min[64];
 
 static cal_writer *W;
 static cal_progress P;
@@ -115,7 +120,7 @@ static void keep(const cal_doc *d, const char *p, size_t n) {
         cal_die_at(d->file, d->off, "a document of %zu bytes exceeds the record limit (%u bytes)", n, CAL_MAX_PAYLOAD);
     uint64_t id = cal_hash(p, n);
     if (opt.dedup && cal_dedup_seen(&D, id)) {
-        st.dups++;
+        cal_drops_note(&drops, "documents", "dropped by --dedup (exact duplicates)", 1, n, "bytes");
     } else if (!cal_shard_keeps(id, opt.shard_i, opt.shard_n)) {
         st.other_shard++;
     } else if (opt.sampling) {
@@ -131,18 +136,19 @@ static void keep(const cal_doc *d, const char *p, size_t n) {
  * let one through) is kept as the peers keep it, unless --min-chars. */
 static void piece(const cal_doc *d, const char *p, size_t n) {
     if (opt.drop_blank && cal_py_isspace(p, n)) {
-        st.short_docs++;
+        cal_drops_note(&drops, "documents", "dropped by --drop-blank (only whitespace)", 1, n, "bytes");
         return;
     }
     if (n == 0) {
-        if (opt.min_chars) st.short_docs++;
+        if (opt.min_chars) cal_drops_note(&drops, "documents", why_min, 1, 0, "bytes");
         else keep(d, "", 0);
         return;
     }
     size_t pieces = 0;
     for (size_t cut; n > 0 && !done; p += cut, n -= cut, pieces++) {
         cut = cal_text_piece(p, n, opt.max_chars);
-        if (opt.min_chars && cal_text_chars(p, cut) < opt.min_chars) st.short_docs++;
+        if (opt.min_chars && cal_text_chars(p, cut) < opt.min_chars)
+            cal_drops_note(&drops, "documents", why_min, 1, cut, "bytes");
         else keep(d, p, cut);
     }
     if (pieces) st.split += pieces - 1;
@@ -179,8 +185,17 @@ static void parse_date(const char *v) {
     chat.now = &date;
 }
 
+static cal_source_fp fp; /* of the SOURCE being read */
+
 static int on_file(void *ctx, const char *path) {
-    return cal_docfile_read(&F, path, opt.format, opt.field, on_doc, ctx);
+    int stop = cal_docfile_read(&F, path, opt.format, opt.field, on_doc, ctx);
+    cal_source_fp_file(&fp, path, F.file_fp, F.file_bytes, F.file_whole);
+    return stop;
+}
+
+static void on_corpus(const char *path) {
+    cal_docfile_read(&F, path, CAL_FMT_JSONL, "text", on_doc, NULL);
+    cal_source_fp_file(&fp, path, F.file_fp, F.file_bytes, F.file_whole);
 }
 
 int main(int argc, char **argv) {
@@ -266,6 +281,7 @@ int main(int argc, char **argv) {
     if (chat.model && !(F.json.render = R = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
     if (cal_args_given(&a, O_MISSING) && !fmt) cal_usage_error("--missing goes with a template --field '{...}'");
 
+    snprintf(why_min, sizeof why_min, "dropped by --min-chars %llu", (unsigned long long)opt.min_chars);
     W = cal_writer_open(output);
     int sargc;
     char **sargv = cal_args_stage(&a, &sargc);
@@ -278,8 +294,19 @@ int main(int argc, char **argv) {
         cal_source src;
         cal_source_open(&src, a.operands[i], lab);
         label = src.label;
-        if (src.corpus) cal_docfile_read(&F, src.path, CAL_FMT_JSONL, "text", on_doc, NULL);
+        cal_source_fp_begin(&fp, src.path);
+        if (src.corpus) on_corpus(src.path);
         else cal_source_files(src.path, on_file, NULL);
+        /* what was read, by content: shards made from different data are
+         * told apart where they meet (cal-stream(5), SHARDS) */
+        cal_buf line = {0};
+        struct stat sb;
+        cal_source_fp_end(&fp, a.operands[i], !src.corpus && !stat(src.path, &sb) && S_ISDIR(sb.st_mode), &line);
+        cal_meta one = {0};
+        cal_meta_add(&one, "input", line.p);
+        cal_meta_merge(cal_writer_meta(W), &one, ferr, sizeof ferr);
+        cal_meta_free(&one);
+        cal_buf_free(&line);
         cal_source_close(&src);
     }
     if (opt.sampling) { /* the sample, in ascending keyed hash, up to -n */
@@ -291,18 +318,22 @@ int main(int argc, char **argv) {
         const char *t = J.text.p ? J.text.p : "";
         cal_write_text_flags(W, J.label, cal_hash(t, J.text.n), t, J.text.n, join_flags);
     }
+    if (F.bad) cal_drops_note(&drops, "records", "refused by the chat template (--skip-bad)", F.bad, 0, NULL);
+    if (F.nulls) cal_drops_note(&drops, "records", "skipped: the text field is null", F.nulls, 0, NULL);
+    uint64_t replaced = H.replaced + F.json.replaced;
+    if (replaced) /* not lost, but changed: said as plainly */
+        cal_drops_note(&drops, "sequences", "of invalid UTF-8 replaced by U+FFFD (--strict refuses them)", replaced,
+                       0, NULL);
+    char sum[512] = "";
+    if (verbose)
+        snprintf(sum, sizeof sum,
+                 "%llu documents, %llu bytes from %llu files in %.2fs; %llu in other shards; %llu split by "
+                 "--max-chars",
+                 (unsigned long long)st.docs, (unsigned long long)st.bytes, (unsigned long long)F.files,
+                 cal_now() - t0, (unsigned long long)st.other_shard, (unsigned long long)st.split);
+    cal_drops_finish(&drops, W, NULL, sum);
     cal_writer_close(W);
     cal_progress_done(&P);
-    if (verbose)
-        fprintf(stderr,
-                "%s: %llu documents, %llu bytes from %llu files in %.2fs; skipped %llu short, %llu duplicate, "
-                "%llu other-shard, %llu refused by the chat template; %llu split; %llu nulls; %llu invalid UTF-8 "
-                "sequences replaced\n",
-                cal_progname(), (unsigned long long)st.docs, (unsigned long long)st.bytes,
-                (unsigned long long)F.files, cal_now() - t0, (unsigned long long)st.short_docs,
-                (unsigned long long)st.dups, (unsigned long long)st.other_shard, (unsigned long long)F.bad,
-                (unsigned long long)st.split,
-                (unsigned long long)F.nulls, (unsigned long long)(H.replaced + F.json.replaced));
     cal_hygiene_free(&H);
     cal_join_free(&J), free((char *)J.sep), free((char *)J.empty);
     cal_docfile_free(&F);

@@ -50,6 +50,7 @@ struct cal_rowset {
     char **label;
     size_t nlabel;
     int padded; /* some mask byte is 0 */
+    cal_meta first; /* the metadata when the first row was read (before a trailer) */
 };
 
 cal_rowset *cal_rowset_new(cal_rf_type type) {
@@ -82,6 +83,7 @@ void cal_rowset_add(cal_rowset *s, cal_reader *r, const cal_rec *rec) {
         s->cap = s->cap ? 2 * s->cap : 256;
         s->row = cal_xrealloc(s->row, s->cap * sizeof *s->row);
     }
+    if (!s->n) cal_meta_copy(&s->first, cal_reader_meta(r));
     row_info *ri = &s->row[s->n++];
     ri->id = rec->id;
     ri->start = s->ids.n / 4;
@@ -154,9 +156,16 @@ static char *rows_json(const cal_rowset *s) {
 
 static void write_safetensors(cal_rowset *s, const char *path, const cal_meta *meta) {
     cal_st_writer *w = cal_st_writer_new();
-    cal_buf m = {0};
-    cal__meta_serialize(meta, &m);
+    /* A stream whose metadata grew after its rows (a trailer: what was
+     * dropped) keeps both, so that --import gives back the same bytes. */
+    int trailer = s->first.n && !cal_meta_equal(&s->first, meta);
+    cal_buf m = {0}, t = {0};
+    cal__meta_serialize(trailer ? &s->first : meta, &m);
     cal_buf_addc(&m, 0);
+    if (trailer) {
+        cal__meta_serialize(meta, &t);
+        cal_buf_addc(&t, 0);
+    }
     char *rows = rows_json(s);
     cal_buf ids = {0};
     cal_buf_reserve(&ids, 16 * s->n + 1);
@@ -164,6 +173,7 @@ static void write_safetensors(cal_rowset *s, const char *path, const cal_meta *m
     cal_buf_addc(&ids, 0);
     cal_st_add_meta(w, "format", "pt");
     cal_st_add_meta(w, "calkit.stream", m.p);
+    if (trailer) cal_st_add_meta(w, "calkit.trailer", t.p);
     cal_st_add_meta(w, "calkit.rows", rows);
     cal_st_add_meta(w, "calkit.ids", ids.p);
     uint64_t shape[2] = {s->n, s->row[0].len};
@@ -177,6 +187,7 @@ static void write_safetensors(cal_rowset *s, const char *path, const cal_meta *m
     cal_st_writer_free(w);
     free(rows);
     cal_buf_free(&m);
+    cal_buf_free(&t);
     cal_buf_free(&ids);
 }
 
@@ -295,6 +306,7 @@ void cal_rowset_free(cal_rowset *s) {
     free(s->row);
     cal_buf_free(&s->ids);
     cal_buf_free(&s->mask);
+    cal_meta_free(&s->first);
     free(s);
 }
 
@@ -493,6 +505,15 @@ static size_t import_safetensors(importer *im, int argc, char **argv) {
     if (!restore_setup(im, f, rows)) cal_meta_add_stage(cal_writer_meta(im->w), argc, argv, NULL);
     size_t n = import_matrix(im, t->data, es, t->offset, m ? m->data : NULL, mes, m ? m->offset : 0, rows,
                              len, "input_ids");
+    const char *tm = im->rs.on ? cal_st_meta_get(f, "calkit.trailer") : NULL;
+    if (tm) { /* the stream's later metadata: its trailer again */
+        char err[256];
+        cal_meta meta = {0};
+        if (!cal__meta_parse(tm, strlen(tm), &meta, err, sizeof err))
+            cal_die_at(im->path, 8, "calkit.trailer metadata: %s", err);
+        cal_meta_copy(cal_writer_meta(im->w), &meta);
+        cal_meta_free(&meta);
+    }
     json_decref(im->rs.runs);
     cal_st_close(f);
     return n;

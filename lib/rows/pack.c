@@ -98,6 +98,7 @@ cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx)
     cal_drops_reason(&p->st.drops, "as the last partial row (--tail drop)");
     snprintf(why, sizeof why, "by --max-repeat %llu", (unsigned long long)o->max_repeat);
     cal_drops_reason(&p->st.drops, why);
+    snprintf(p->padded, sizeof p->padded, "padded to -l %u", o->len);
     return p;
 }
 
@@ -270,7 +271,15 @@ int cal_packer_finish(cal_packer *p, char *err, size_t errlen) {
     if (o->mode == CAL_PACK_WINDOW && cal_pack_window(p, err, errlen)) return -1;
     if (o->nstrata && cal_pack_stratify(p, err, errlen)) return -1;
     if (o->sort) cal_pack_sorted(p);
-    if (o->allow_short) return 0;
+    if (o->allow_short) {
+        /* what --allow-short let go is said (stratify names its buckets) */
+        if (o->have_n && p->st.rows < o->n && !o->nstrata) {
+            char why[64];
+            snprintf(why, sizeof why, "short of -n %llu (--allow-short)", (unsigned long long)o->n);
+            cal_drops_note(&p->st.drops, "rows", why, o->n - p->st.rows, 0, NULL);
+        }
+        return 0;
+    }
     if (o->have_n && p->st.rows < o->n)
         FAIL("the input gives only %llu rows of %u tokens, -n %llu asked (use --allow-short)",
              (unsigned long long)p->st.rows, o->len, (unsigned long long)o->n);

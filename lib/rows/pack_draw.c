@@ -111,7 +111,13 @@ int cal_pack_stratify(cal_packer *p, char *err, size_t errlen) {
                      range, m, (unsigned long long)q, (unsigned long long)p->o.n);
             rc = -1;
         }
-        if (m < q) q = m;
+        if (m < q) {
+            char range[64], why[160];
+            bucket_name(&p->o, b, range, sizeof range);
+            snprintf(why, sizeof why, "short in length bucket %s (%zu documents there; --allow-short)", range, m);
+            cal_drops_note(&p->st.drops, "rows", why, q - m, 0, NULL);
+            q = m;
+        }
         /* partial Fisher-Yates: the first q members are a uniform sample */
         for (size_t i = 0; i < q; i++) {
             size_t j = i + (size_t)cal_anyrng_below(&p->rng, m - i), t = members[i];

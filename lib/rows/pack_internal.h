@@ -29,6 +29,7 @@ struct cal_packer {
     cal_ids doc;             /* the current document, wrapped */
     cal_ids art;             /* article: whole documents of the row being built */
     cal_docstore store;      /* window, stratify, sort: every document */
+    char padded[48];         /* the cause of padded rows: "padded to -l N" */
 };
 
 /* Row-level BOS/EOS under policy pol for data row r. */

@@ -22,6 +22,11 @@ uint64_t cal_pack_row_id(uint32_t len, uint64_t src, uint64_t off) {
 }
 
 void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const char *label, uint64_t id) {
+    if (mask) { /* padding is said too: a set of mostly padding is no surprise */
+        uint64_t pad = 0;
+        for (uint32_t i = 0; i < p->o.len; i++) pad += !mask[i];
+        if (pad) cal_drops_note(&p->st.drops, "rows", p->padded, 1, pad, "tokens");
+    }
     cal_row_out r = {ids, mask, p->o.len, 0, label, id};
     p->sink(p->ctx, &r);
     p->st.rows++;
@@ -55,6 +60,6 @@ void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, 
         cal_drops_count(&p->st.drops, CAL_DROP_REPEAT, 1, n0);
         return;
     }
-    if (n0 > n) cal_drops_count(&p->st.drops, CAL_DROP_TRUNC, 0, n0 - n);
+    if (n0 > n) cal_drops_cut(&p->st.drops, CAL_DROP_TRUNC, 1, n0 - n); /* a chat that lost its end is said */
     cal_pack_emit(p, p->ids, pad ? p->mask : NULL, label, cal_pack_row_id(p->o.len, src, skip));
 }

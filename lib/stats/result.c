@@ -466,3 +466,24 @@ int cal_result_to_imatrix(const cal_result *r, const char *name, int gguf_names,
     if (ok) m->chunk_count += rows;
     return ok;
 }
+
+void cal_result_file_meta(const cal_st_file *f, cal_meta *out) {
+    for (size_t i = 0; i < cal_st_meta_count(f); i++) {
+        const char *k = cal_st_meta_key(f, i), *v = cal_st_meta_val(f, i);
+        if (result_key(k)) continue;
+        if (!cal_meta_repeats(k)) {
+            cal_meta_add(out, k, v);
+            continue;
+        }
+        for (const char *p = v;;) { /* add_meta joined the lines with newlines */
+            size_t n = strcspn(p, "\n");
+            char *one = cal_xmalloc(n + 1);
+            memcpy(one, p, n);
+            one[n] = 0;
+            cal_meta_add(out, k, one);
+            free(one);
+            if (!p[n]) break;
+            p += n + 1;
+        }
+    }
+}

@@ -94,4 +94,8 @@ int cal_result_to_imatrix(const cal_result *r, const char *name, int gguf_names,
                           size_t errlen);
 void cal_result_free(cal_result *r);
 
+/* A result file's stream metadata (what cal-hessian kept of its input:
+ * stage, input and drop lines...), repeated keys split back into lines. */
+void cal_result_file_meta(const cal_st_file *f, cal_meta *out);
+
 #endif

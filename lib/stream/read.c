@@ -13,6 +13,7 @@
 #include "base/oshint.h"
 #include "base/utf8.h"
 #include "stream/internal.h"
+#include "stream/shards.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -28,10 +29,16 @@ struct cal_reader {
     unsigned headers;
     int seg_open;          /* a header was read and its END not yet */
     uint64_t seg_records;  /* records of the open segment */
+    cal_shards *shards;    /* every header's shards (stream/shards.h) */
+    int shards_check, shards_whole, shards_allow, shards_done;
+    int continues;         /* the last header had CAL_HDR_CONTINUES */
+    unsigned streams;      /* headers without it */
 };
 
 static void reader_init(cal_reader *r, const char *name) {
     r->name = cal_xstrdup(name);
+    r->shards = cal_shards_new();
+    r->shards_check = 1;
 }
 
 /* Make at least `need` bytes available at pos; returns how many are. */
@@ -98,7 +105,11 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     if (version != CAL_FORMAT_VERSION)
         FAIL(off + 8, "unsupported cal-stream version %u (this program reads version %d)", version,
              CAL_FORMAT_VERSION);
-    if (h[10] || h[11]) FAIL(off + 10, "unknown stream header flags 0x%02x%02x", h[11], h[10]);
+    if ((h[10] & ~CAL_HDR_CONTINUES) || h[11])
+        FAIL(off + 10, "unknown stream header flags 0x%02x%02x", h[11], h[10]);
+    unsigned flags = h[10];
+    if ((flags & CAL_HDR_CONTINUES) && r->headers == 0)
+        FAIL(off + 10, "the stream starts with a continuation header (a piece cut from a longer stream?)");
     uint32_t mlen = cal_ld32(h + 12);
     if (mlen > CAL_MAX_META) FAIL(off + 12, "stream metadata length %u exceeds the limit %u", mlen, CAL_MAX_META);
     size_t total = 16 + (size_t)mlen + 8;
@@ -109,6 +120,9 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     if (cal_hash(h, 16 + mlen) != cal_ld64(h + 16 + mlen))
         FAIL(off + 16 + mlen, "stream header checksum mismatch");
     if (!cal__meta_parse((const char *)h + 16, mlen, into, err, errlen)) { *erroff = off; return -1; }
+    cal_shards_header(r->shards, into, flags & CAL_HDR_CONTINUES);
+    r->continues = (flags & CAL_HDR_CONTINUES) != 0;
+    r->streams += !r->continues;
     r->pos += total;
     r->headers++;
     r->seg_open = 1;
@@ -169,6 +183,20 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
             if (r->seg_open)
                 FAIL(off, "truncated stream: no end record after %llu records (did the producer fail?)",
                      (unsigned long long)r->seg_records);
+            if (r->shards_check && !r->shards_done) {
+                r->shards_done = 1;
+                cal_buf why = {0};
+                if (cal_shards_check(r->shards, r->shards_whole, &why)) {
+                    if (!r->shards_allow) {
+                        snprintf(err, errlen, "%s (--allow-partial accepts them)", why.p);
+                        cal_buf_free(&why);
+                        *erroff = off;
+                        return -1;
+                    }
+                    cal_warn("warning: %s: %s; accepted (--allow-partial)", r->name, why.p);
+                }
+                cal_buf_free(&why);
+            }
             return 0;
         }
         const uint8_t *h = r->buf + r->pos;
@@ -314,14 +342,14 @@ int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen) {
     if (rc >= 0) return rc;
 fail:;
     /* Prefix the byte offset so soft errors read like hard ones. */
-    char tmp[512];
+    char tmp[1200];
     snprintf(tmp, sizeof tmp, "%s: byte %llu: %s", r->name, (unsigned long long)off, err);
     snprintf(err, errlen, "%s", tmp);
     return -1;
 }
 
 int cal_read(cal_reader *r, cal_rec *rec) {
-    char err[384];
+    char err[1024];
     uint64_t off = 0;
     if (r->headers == 0 && read_header(r, &r->meta, err, sizeof err, &off)) cal_die_at(r->name, off, "%s", err);
     int rc = next_rec(r, rec, err, sizeof err, &off);
@@ -331,6 +359,57 @@ int cal_read(cal_reader *r, cal_rec *rec) {
 
 const cal_meta *cal_reader_meta(cal_reader *r) { return &r->meta; }
 unsigned cal_reader_headers(cal_reader *r) { return r->headers; }
+int cal_reader_continues(cal_reader *r) { return r->continues; }
+unsigned cal_reader_streams(cal_reader *r) { return r->streams; }
+
+void cal_reader_shards_mode(cal_reader *r, int check, int whole, int allow_partial) {
+    r->shards_check = check, r->shards_whole = whole, r->shards_allow = allow_partial;
+}
+
+cal_shards *cal_reader_shards(cal_reader *r) { return r->shards; }
+
+int cal_reader_tail_meta(cal_reader *r, cal_meta *out) {
+    struct stat st;
+    if (r->fd < 0 || fstat(r->fd, &st) || !S_ISREG(st.st_mode)) return 0;
+    /* the end: HEADER END(0); END is a 16-byte head, 8 bytes of count, 8 of checksum */
+    const size_t endlen = CAL_REC_HEAD + 8 + 8, most = 16 + CAL_MAX_META + 8 + endlen;
+    size_t n = (uint64_t)st.st_size < most ? (size_t)st.st_size : most;
+    if (n < 16 + 8 + endlen) return 0;
+    uint8_t *b = cal_xmalloc(n);
+    off_t at = st.st_size - (off_t)n;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(r->fd, b + got, n - got, at + (off_t)got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    int found = 0;
+    const uint8_t *e = b + n - endlen;
+    if (got == n && e[0] == CAL_END && !e[1] && !e[2] && !e[3] && cal_ld32(e + 4) == 8 && !cal_ld64(e + 16) &&
+        cal_hash(e, endlen - 8) == cal_ld64(e + endlen - 8)) {
+        /* the last header: the magic nearest the end whose header ends at e */
+        for (size_t i = n - endlen; i-- > 0 && !found;) {
+            if (b[i] != 0x89 || i + 16 > n - endlen || memcmp(b + i, CAL_MAGIC, CAL_MAGIC_LEN)) continue;
+            uint32_t mlen = cal_ld32(b + i + 12);
+            if (i + 16 + (size_t)mlen + 8 != n - endlen || !(b[i + 10] & CAL_HDR_CONTINUES)) continue;
+            if (cal_hash(b + i, 16 + mlen) != cal_ld64(b + i + 16 + mlen)) continue;
+            char err[256];
+            cal_meta m = {0};
+            if (cal__meta_parse((const char *)b + i + 16, mlen, &m, err, sizeof err)) {
+                cal_meta_copy(out, &m);
+                found = 1;
+            }
+            cal_meta_free(&m);
+        }
+    }
+    free(b);
+    return found;
+}
+
+void cal_reader_accept_partial(cal_reader *r, cal_meta *m) {
+    if (r->shards_allow) cal_shards_accept(r->shards, r->shards_whole, m);
+}
 const char *cal_reader_name(cal_reader *r) { return r->name; }
 uint64_t cal_reader_offset(cal_reader *r) { return r->base + r->pos; }
 
@@ -348,6 +427,7 @@ void cal_reader_close(cal_reader *r) {
     if (r->own_fd) close(r->fd);
     if (r->fd >= 0) cal_huge_free(r->buf, r->cap);
     cal_meta_free(&r->meta);
+    cal_shards_free(r->shards);
     free(r->name);
     free(r);
 }

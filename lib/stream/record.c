@@ -231,7 +231,7 @@ int cal__meta_parse(const char *p, size_t n, cal_meta *m, char *err, size_t errl
 
 /* The encoded stream header: magic, u16 version, u16 flags, u32 meta_len,
  * metadata, u64 XXH3 of everything before it. */
-int cal__header_encode(const cal_meta *m, cal_buf *out) {
+int cal__header_encode(const cal_meta *m, unsigned flags, cal_buf *out) {
     cal_buf meta = {0};
     cal__meta_serialize(m, &meta);
     if (meta.n > CAL_MAX_META) {
@@ -242,7 +242,8 @@ int cal__header_encode(const cal_meta *m, cal_buf *out) {
     memcpy(h, CAL_MAGIC, 8);
     h[8] = CAL_FORMAT_VERSION;
     h[9] = 0;
-    h[10] = h[11] = 0;
+    h[10] = (uint8_t)flags;
+    h[11] = 0;
     cal_st32(h + 12, (uint32_t)meta.n);
     size_t start = out->n;
     cal_buf_add(out, h, 16);

@@ -40,6 +40,11 @@
 #define CAL_MAX_LABEL 255u           /* label bytes */
 #define CAL_MAX_PAYLOAD (1u << 30)   /* payload bytes of one record */
 #define CAL_REC_HEAD 16              /* fixed part of a record header */
+/* Stream header flags (bytes 10-11). */
+#define CAL_HDR_CONTINUES 1u         /* this header continues the stream the END
+                                      * before it closed (the same writer, its
+                                      * metadata changed); without it a header
+                                      * starts a stream (a concatenation) */
 
 typedef enum {
     CAL_TEXT = 1,    /* UTF-8 document */
@@ -84,15 +89,24 @@ void cal_meta_setf(cal_meta *m, const char *key, const char *fmt, ...) CAL_PRINT
 void cal_meta_add(cal_meta *m, const char *key, const char *val);    /* always append */
 void cal_meta_del(cal_meta *m, const char *key);
 void cal_meta_copy(cal_meta *dst, const cal_meta *src);              /* dst := src */
+/* Keys that may repeat, one fact a line: stage, input (what cal-read read:
+ * "FP16 BYTES NAME"), drop (what a program left out: cal_drops_record),
+ * partial (a family of shards accepted partial). */
+int cal_meta_repeats(const char *key);
 /* Merge src into dst: keys that must agree are checked (returns 0 and fills
  * err with "KEY mismatch: A vs B" on conflict); other keys are added when
- * missing; stage lines are appended when not already present. 1 on success. */
+ * missing; lines of repeating keys are appended when not already present.
+ * 1 on success. */
 int cal_meta_merge(cal_meta *dst, const cal_meta *src, char *err, size_t errlen);
 /* Appends stage="PROG ARGS..." from argv (arguments joined with spaces,
  * shell-quoted when needed), leaving out -o/--output FILE: an output name
  * never changes the records. Extra resolved defaults can follow in `extra`
  * (e.g. "--seed 0"), or NULL. */
 void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra);
+/* Appends a as a stage line holds it: as it is when the shell needs no
+ * quoting, else in '...' (or $'...' with \xHH for bytes that are not UTF-8),
+ * so that the value is UTF-8 and the shell gives back the argument. */
+void cal_meta_quote_arg(cal_buf *b, const char *a);
 int cal_meta_equal(const cal_meta *a, const cal_meta *b);
 void cal_meta_free(cal_meta *m);
 
@@ -170,6 +184,29 @@ int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen);
 const cal_meta *cal_reader_meta(cal_reader *r);
 /* Number of headers met so far (1 after open). */
 unsigned cal_reader_headers(cal_reader *r);
+/* Whether the last header met continues the stream before it
+ * (CAL_HDR_CONTINUES) rather than starting a new one. */
+int cal_reader_continues(cal_reader *r);
+/* Headers met so far that started a stream (the files of a concatenation). */
+unsigned cal_reader_streams(cal_reader *r);
+/* Shards (stream/shards.h): every header feeds the reader's ledger, and at
+ * the clean end of input the reader checks that shards which met there are
+ * whole (whole: even one shard must be, as a merge asks), ending the
+ * program with one line naming what is missing, doubled or different;
+ * allow_partial (--allow-partial) makes that a warning on stderr instead.
+ * check 0: no check at the end (a program reading several files checks
+ * their ledgers together, cal_shards_absorb). Default: check, not whole. */
+void cal_reader_shards_mode(cal_reader *r, int check, int whole, int allow_partial);
+struct cal_shards *cal_reader_shards(cal_reader *r);
+/* For a reader that stops before the end of a regular file: the metadata of
+ * the file's trailer (its last header, when it continues the stream and
+ * only an END of 0 records follows it), read from the end of the file, into
+ * out: 1, or 0 when there is none (or the input is a pipe). What stages
+ * upstream dropped is then known without reading the records between. */
+int cal_reader_tail_meta(cal_reader *r, cal_meta *out);
+/* With allow_partial: a `partial` line in m for each family the reader
+ * accepted (later stages accept it too); nothing otherwise. */
+void cal_reader_accept_partial(cal_reader *r, cal_meta *m);
 const char *cal_reader_name(cal_reader *r);
 uint64_t cal_reader_offset(cal_reader *r);
 void cal_reader_close(cal_reader *r);

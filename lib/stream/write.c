@@ -111,12 +111,13 @@ static void maybe_header(cal_writer *w) {
     if (w->header_out && !w->dirty) return;
     w->dirty = 0;
     if (w->header_out && cal_meta_equal(&w->meta, &w->written)) return;
-    if (w->header_out) write_end(w);
+    int again = w->header_out;
+    if (again) write_end(w);
     w->seg_records = 0;
     char err[400];
     if (cal__meta_check(&w->meta, err, sizeof err)) writer_die(w, "%s", err);
     cal_buf h = {0};
-    if (cal__header_encode(&w->meta, &h)) writer_die(w, "stream metadata is over the %u-byte limit", CAL_MAX_META);
+    if (cal__header_encode(&w->meta, again ? CAL_HDR_CONTINUES : 0, &h)) writer_die(w, "stream metadata is over the %u-byte limit", CAL_MAX_META);
     put(w, h.p, h.n);
     cal_buf_free(&h);
     cal_meta_copy(&w->written, &w->meta);

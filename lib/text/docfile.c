@@ -10,6 +10,7 @@
 #include "io/parquet.h"
 #include "io/parquet_rec.h"
 #include "text/format.h"
+#include "text/source.h"
 #include "text/split.h"
 
 /* The top-level column of a dotted path ("meta" of "meta.source"). */
@@ -105,24 +106,45 @@ static int read_jsonl(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
     return stop;
 }
 
+/* A Parquet file is mapped, not streamed: hashed after, when read whole. */
+static int parquet_hashed(cal_docfile *r, const char *path, const char *field, cal_doc_fn fn, void *ctx) {
+    int stop = read_parquet(r, path, field, fn, ctx);
+    if (!stop) r->file_fp = cal_source_file_hash(path, &r->file_bytes), r->file_whole = 1;
+    return stop;
+}
+
 int cal_docfile_read(cal_docfile *r, const char *path, int fmt, const char *field, cal_doc_fn fn, void *ctx) {
+    int told = fmt != CAL_FMT_AUTO; /* -f: read as told, whatever the bytes look like */
     if (fmt == CAL_FMT_AUTO) fmt = cal_fmt_from_name(path);
     if ((fmt == CAL_FMT_AUTO || fmt == CAL_FMT_TEXT) && r->sep) fmt = CAL_FMT_SEP;
     r->files++;
     r->json.field = field;
-    if (fmt == CAL_FMT_PARQUET) return read_parquet(r, path, field, fn, ctx);
+    r->file_fp = r->file_bytes = 0, r->file_whole = 0;
+    if (fmt == CAL_FMT_PARQUET) return parquet_hashed(r, path, field, fn, ctx);
     cal_insrc *s = cal_insrc_open(path);
+    cal_insrc_hash_raw(s); /* the file's fingerprint as it is read (stdin is read once) */
+    const uint8_t *p;
+    size_t n = cal_insrc_peek(s, &p, 4096);
+    const char *what = told ? NULL : cal_fmt_binary(p, n);
+    if (what && !(n >= 4 && !memcmp(p, "PAR1", 4))) {
+        char name[1024];
+        snprintf(name, sizeof name, "%s", cal_insrc_name(s));
+        const char *codec = cal_insrc_codec(s);
+        cal_insrc_close(s);
+        cal_die("%s: %s%s%s, not text (-f text reads it anyway)", name, what, strcmp(codec, "none") ? " inside " : "",
+                strcmp(codec, "none") ? codec : "");
+    }
     if (fmt == CAL_FMT_AUTO) {
-        const uint8_t *p;
-        size_t n = cal_insrc_peek(s, &p, 4096);
         fmt = cal_fmt_from_content(p, n);
         if (fmt == CAL_FMT_PARQUET) {
             if (strcmp(cal_insrc_codec(s), "none") != 0) cal_die("%s: compressed Parquet files are not supported", path);
             cal_insrc_close(s);
-            return read_parquet(r, path, field, fn, ctx);
+            return parquet_hashed(r, path, field, fn, ctx);
         }
     }
     int stop = fmt == CAL_FMT_JSONL ? read_jsonl(r, s, fn, ctx) : cal_split(s, fmt, r->sep, r->max, fn, ctx);
+    r->file_fp = cal_insrc_raw_digest(s, &r->file_bytes);
+    r->file_whole = !stop;
     cal_insrc_close(s);
     return stop;
 }

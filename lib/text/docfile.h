@@ -3,7 +3,10 @@
  * plain-text layouts (text/split.h), JSON Lines (text/jsonl.h) or a Parquet
  * string column (io/parquet.h); Parquet list and struct columns, and
  * templates of fields, read rows (io/parquet_rec.h) as JSON Lines records.
- * gzip and zstd are removed on the way. */
+ * gzip, zstd, xz and bzip2 are removed on the way. Unless the format is
+ * given, an input that is not text (an image, an archive, an executable,
+ * binary data: text/format.h) is refused with one line saying what it
+ * looks like. */
 #ifndef CAL_TEXT_DOCFILE_H
 #define CAL_TEXT_DOCFILE_H
 
@@ -21,6 +24,10 @@ typedef struct {
     uint64_t nulls;  /* null values skipped (JSON Lines and Parquet) */
     int skip_bad;    /* --skip-bad: a record the chat template refuses is skipped */
     uint64_t bad;    /* records skipped so */
+    /* the last file read: the XXH3-64 of its raw bytes, how many, and
+     * whether it was read to its end */
+    uint64_t file_fp, file_bytes;
+    int file_whole;
 } cal_docfile;
 
 /* Reads the file at path ("-": stdin) in format fmt (CAL_FMT_AUTO: from the

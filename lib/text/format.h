@@ -24,7 +24,7 @@ typedef enum {
 int cal_fmt_parse(const char *name);
 
 /* From the file name: PARQUET for .parquet/.pq, JSONL for .jsonl, .json or
- * .ndjson (before a .gz, .gzip, .zst or .zstd), else AUTO. */
+ * .ndjson (before a .gz, .gzip, .zst, .zstd, .xz or .bz2), else AUTO. */
 int cal_fmt_from_name(const char *path);
 
 /* From the first (decompressed) bytes: PARQUET for the magic PAR1, JSONL
@@ -32,6 +32,12 @@ int cal_fmt_from_name(const char *path);
  * "<doc " at the start, WIKITEXT when the first non-blank line is
  * " = Title = ", else TEXT. */
 int cal_fmt_from_content(const uint8_t *p, size_t n);
+
+/* What the first (decompressed) bytes of an input are when they are not
+ * text: "a PNG image", "a ZIP archive (...)", "UTF-16 text (...)", "binary
+ * data (...)" when a quarter of the bytes or more are not UTF-8, ...;
+ * NULL for text (control characters and NUL bytes included). */
+const char *cal_fmt_binary(const uint8_t *p, size_t n);
 
 /* The label of a file's records: its base name without a trailing '/' and
  * without compression and format extensions (.jsonl.gz, .parquet, .txt,

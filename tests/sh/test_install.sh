@@ -38,7 +38,7 @@ eq "the corpora installed" "$(ls "$p/share/calkit/corpora")" "$(ls build/corpora
 check "the tokenizers installed" diff -r build/tokenizers/ "$p/share/calkit/tokenizers"
 got=$(run "$p" 'cal-read wiki | cal-encode -t llama3 | cal-pack -l 64 -n 2 | tee rows.cal | cal-cat --check' 2>&1)
 eq "the installed programs run by name from a clean PATH, finding corpus and tokenizer under PREFIX" "$got" \
-  "stdin: ok: 1 header, 2 records (TEXT 0, TOKENS 0, ROW 2, VECTORS 0), $(wc -c <"$T/work/rows.cal") bytes"
+  "stdin: ok: 2 headers, 2 records (TEXT 0, TOKENS 0, ROW 2, VECTORS 0), $(wc -c <"$T/work/rows.cal") bytes"
 # Without the data under PREFIX nothing else is found.
 rm -rf "$p/share/calkit"
 expect_fail "without PREFIX/share/calkit the corpus is not found" 1 "corpus 'wiki' is not built \\(looked in .*, $p/share/calkit/corpora\\)" \

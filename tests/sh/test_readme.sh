@@ -52,7 +52,7 @@ eq "cal-cat shows metadata first" "$(cat show.out)" "# wiki.tok: header 1
 cal-pack -l 2048 < wiki.tok > rows.cal
 n=$(cal-cat --json rows.cal | grep -c '"kind":"ROW"')
 eq "cal-cat --check counts" "$(cal-cat --check rows.cal)" \
-  "rows.cal: ok: 1 header, $n records (TEXT 0, TOKENS 0, ROW $n, VECTORS 0), $(wc -c < rows.cal | tr -d ' ') bytes"
+  "rows.cal: ok: 2 headers, $n records (TEXT 0, TOKENS 0, ROW $n, VECTORS 0), $(wc -c < rows.cal | tr -d ' ') bytes"
 cal-read wiki.jsonl | cal-cat --pass | cal-encode -t llama3 > pass.tok
 same "cal-cat --pass mid-pipe changes nothing" pass.tok wiki.tok
 
@@ -67,7 +67,7 @@ cal-cat --json wt.tok > wt.json
 $PY - <<'PYEOF'
 import json
 from hessian_lib import report
-recs = [json.loads(l) for l in open("wt.json")][1:]
+recs = [r for r in map(json.loads, open("wt.json")) if "kind" in r]
 report("wikitext file read as 300 articles", len(recs) == 300, len(recs))
 s = ",".join(str(i) for r in recs for i in r["ids"])
 rows = [json.loads(l)["input_ids"] for l in open("gptq-calib.jsonl")]
@@ -130,11 +130,17 @@ PYEOF
 # Fan-out: shards merged by id give the serial pipeline's rows.
 if command -v parallel >/dev/null 2>&1; then
   cp wiki.jsonl big.jsonl
-  parallel "cal-read big.jsonl --shard {}/8 | cal-encode -t llama3 > part{}.cal" ::: 0 1 2 3 4 5 6 7
+  parallel --halt now,fail=1 "cal-read big.jsonl --shard {}/8 | cal-encode -t llama3 -o part{}.cal" ::: 0 1 2 3 4 5 6 7
   cat part*.cal | cal-shuffle --by-id | cal-pack -l 2048 > rows-par.cal
   cal-read big.jsonl | cal-encode -t llama3 | cal-shuffle --by-id | cal-pack -l 2048 > rows-ser.cal
   cal-cat -o par.npy rows-par.cal; cal-cat -o ser.npy rows-ser.cal
   same "fan-out rows = serial rows" par.npy ser.npy
+  rm part3.cal
+  expect_fail "fan-out with a shard missing: the README's merge line fails, naming it" 1 "missing 3 " \
+    sh -c 'cat part*.cal | cal-shuffle --by-id | cal-pack -l 2048 > rows-par.cal'
+  cal-cat --summary rows-ser.cal >sum.txt && cal-cat --plot rows.svg rows-ser.cal &&
+    grep -q "^  big " sum.txt && grep -q "<svg" rows.svg && ok "cal-cat --summary and --plot of the README's rows" ||
+    not_ok "cal-cat --summary / --plot" "$(head -3 sum.txt)"
 else
   skip "fan-out" "GNU parallel is not installed"
 fi

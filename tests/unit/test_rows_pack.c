@@ -110,15 +110,19 @@ int main(void) {
        "article: too short for -n");
     o.allow_short = 1;
     IS(pack(&o, d3, 4), "A:10 11 2 1|C:1 15 2 1", "article: --allow-short gives what there is");
+    IS(drops, "9 tokens dropped as the rest of each row's last document (--mode article), 1 rows short of -n 3 "
+              "(--allow-short)", "article: the rows --allow-short let go are said");
 
     doc d4[] = {{"l", 7, {10, 11, 12, 13, 14, 15, 16}, 7}, {"s", 8, {20, 21}, 2}};
     o = base(5);
     o.mode = CAL_PACK_DOC, o.bos = CAL_POL_ROW;
     IS(pack(&o, d4, 2), "l:1 10 11 12 13|s:1 20 21 0 0/11100", "doc: truncated tail, padded right with a mask");
-    IS(drops, "3 tokens dropped by --truncate tail", "doc: cut tokens counted");
+    IS(drops, "1 documents truncated by --truncate tail (3 tokens dropped), 1 rows padded to -l 5 (2 tokens)",
+       "doc: cut tokens counted, padding said");
     o.truncate = 1, o.pad_side = 1;
     IS(pack(&o, d4, 2), "l:1 13 14 15 16|s:0 0 1 20 21/00111", "doc: --truncate head --pad left");
-    IS(drops, "3 tokens dropped by --truncate head", "doc: counted under --truncate head");
+    IS(drops, "1 documents truncated by --truncate head (3 tokens dropped), 1 rows padded to -l 5 (2 tokens)",
+       "doc: counted under --truncate head");
 
     doc d5[] = {{"a", 1, {5}, 1}, {"b", 2, {1, 2, 3, 4, 5}, 5}, {"c", 3, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 10}};
     o = base(5);

@@ -118,6 +118,15 @@ $(OBJ)/lib/stats/hessian.o $(OBJ)/lib/stats/sketch.o: OPT += -O3
 $(OBJ)/lib/base/datadir.o: CPPFLAGS += -DCAL_DATADIR='"$(PREFIX)/share/calkit"'
 $(OBJ)/lib/base/datadir.o: $(PREFIX_STAMP)
 
+# Prepared tokenizer images (lib/tok/cache.h) are keyed by a hash of the
+# sources that build them: a changed engine never reads an older image.
+TOK_SRC_ID := $(shell cat lib/tok/*.c lib/tok/*.h lib/tok/*.cc 2>/dev/null | cksum | cut -d' ' -f1)
+TOK_ID_STAMP := $(OBJ)/tokid.$(TOK_SRC_ID).stamp
+$(OBJ)/lib/tok/cache.o: CPPFLAGS += -DCAL_TOK_BUILD='"$(TOK_SRC_ID)"'
+$(OBJ)/lib/tok/cache.o: $(TOK_ID_STAMP)
+$(TOK_ID_STAMP):
+	@mkdir -p $(@D) && rm -f $(OBJ)/tokid.*.stamp && touch $@
+
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(say) AR $@

@@ -14,6 +14,8 @@ ROOT=$PWD
 mkdir -p "$T/obj" "$T/work"
 cp -pR "$OBJ/lib" "$OBJ/libcal.a" "$T/obj/" || { not_ok "seed the scratch build" "no $OBJ/lib"; exit 0; }
 ls "$OBJ"/prefix.*.stamp >/dev/null 2>&1 && cp -p "$OBJ"/prefix.*.stamp "$T/obj/"
+# the build id of prepared tokenizer images (lib/tok/cache.o), as the build's
+ls "$OBJ"/tokid.*.stamp >/dev/null 2>&1 && cp -p "$OBJ"/tokid.*.stamp "$T/obj/"
 san=; [ "${CAL_SANITIZE:-}" = 1 ] && san=SANITIZE=1
 # inst PREFIX: make install into PREFIX (output in $T/make.log).
 inst() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" -s $san OBJ="$T/obj" BIN="$T/bin" PREFIX="$1" DESTDIR= install >"$T/make.log" 2>&1; }

@@ -29,7 +29,7 @@ enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPL
        O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
-     "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, parquet (default: from the name\nand the first bytes)",
+     "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, json, csv, tsv, parquet (default:\nfrom the name and the first bytes)",
      0},
     {0, "sep", "STR", CAL_STAGE, "text documents separated by the literal STR", O_SEP},
     {0, "field", "PATH", CAL_STAGE,

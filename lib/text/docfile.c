@@ -1,12 +1,16 @@
 /* docfile.c - see docfile.h. */
 #include "text/docfile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/utf8.h"
+#include "io/csv.h"
 #include "io/insrc.h"
+#include "io/jsonsplit.h"
 #include "io/parquet.h"
 #include "io/parquet_rec.h"
 #include "text/format.h"
@@ -105,6 +109,148 @@ static int read_jsonl(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
     return stop;
 }
 
+/* What one record gave (got: as cal_jsonl_doc returns): its document to fn,
+ * nothing (a null, counted by jsonl), a refusal of the chat template
+ * (counted with skip_bad, else an error), or a malformed record: errors name
+ * the file, the byte (off + pos) and `where` ("record 3", "line 5"). */
+static int deliver(cal_docfile *r, int got, cal_doc *d, const char *where, size_t pos, const char *err, cal_doc_fn fn,
+                   void *ctx) {
+    if (got == -2 && r->skip_bad) r->bad++;
+    else if (got < 0) cal_die_at(d->file, d->off + pos, "%s: %s", where, err);
+    d->chat = r->json.chat;
+    return got > 0 ? fn(ctx, d) : 0;
+}
+
+/* A lone top-level object: one record when it has the text (the field's
+ * first name, a template's fields, or a chat list); otherwise, when every
+ * member is an object or a string, an object of records, each member's
+ * value a record in order (as auto-round's `local` reads a dict). */
+static int lone_object(cal_docfile *r, const char *p, size_t n, cal_doc *d, cal_doc_fn fn, void *ctx) {
+    char err[512], where[300];
+    size_t pos;
+    json_t *root = cal_jsonl_parse(&r->json, p, n, err, sizeof err, &pos);
+    if (!root) cal_die_at(d->file, d->off + pos, "%s", err);
+    int record = json_object_get(root, "messages") || json_object_get(root, "conversations"), members = 0;
+    cal_buf top = {0};
+    size_t nf = r->json.fmt ? cal_fieldfmt_nfields(r->json.fmt) : 1;
+    for (size_t i = 0; i < nf && !record; i++) {
+        const char *f = r->json.fmt ? cal_fieldfmt_field(r->json.fmt, i) : r->json.field;
+        top.n = 0;
+        cal_buf_add(&top, f, strcspn(f, "."));
+        cal_buf_addc(&top, 0);
+        record = json_object_get(root, top.p) != NULL;
+    }
+    cal_buf_free(&top);
+    const char *k;
+    json_t *v;
+    json_object_foreach(root, k, v) members += json_is_object(v) || json_is_string(v) ? 1 : -(int)json_object_size(root);
+    int stop = 0;
+    if (record || members <= 0) {
+        int got = cal_jsonl_record(&r->json, root, &d->text, &d->n, err, sizeof err);
+        stop = deliver(r, got, d, "record 0", 0, err, fn, ctx);
+    } else {
+        json_object_foreach(root, k, v) {
+            if (stop) break;
+            snprintf(where, sizeof where, "member '%.200s' of the object of records", k);
+            int got = cal_jsonl_record(&r->json, v, &d->text, &d->n, err, sizeof err);
+            stop = deliver(r, got, d, where, 0, err, fn, ctx);
+        }
+    }
+    json_decref(root);
+    return stop;
+}
+
+/* A JSON document: the elements of top-level lists and the other top-level
+ * values, each a record as a line of JSON Lines is (io/jsonsplit.h). */
+static int read_json(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
+    cal_jsonsplit *js = cal_jsonsplit_new(s, r->max);
+    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0};
+    uint64_t nulls = r->json.nulls;
+    const char *p;
+    size_t n;
+    int lone, stop = 0;
+    while (!stop && cal_jsonsplit_next(js, &p, &n, &d.off, &lone)) {
+        if (lone) {
+            stop = lone_object(r, p, n, &d, fn, ctx);
+            continue;
+        }
+        char err[512], where[64];
+        size_t pos = 0;
+        int got = cal_jsonl_doc(&r->json, p, n, &d.text, &d.n, err, sizeof err, &pos);
+        snprintf(where, sizeof where, "record %llu", (unsigned long long)cal_jsonsplit_count(js) - 1);
+        stop = deliver(r, got, &d, where, pos, err, fn, ctx);
+    }
+    r->nulls += r->json.nulls - nulls;
+    cal_jsonsplit_free(js);
+    return stop;
+}
+
+/* A field's bytes as a JSON string: invalid UTF-8 repaired (counted), or an
+ * error with --strict. */
+static json_t *csv_string(cal_docfile *r, const char *p, size_t n, const char *file, uint64_t line, uint64_t off) {
+    size_t ok = cal_utf8_valid_prefix(p, n);
+    if (ok == n) return json_stringn(p, n);
+    if (r->json.strict) cal_die_at(file, off, "line %llu: invalid UTF-8", (unsigned long long)line);
+    r->fix.n = 0;
+    r->json.replaced += cal_utf8_repair(p, n, &r->fix);
+    return json_stringn(r->fix.p, r->fix.n);
+}
+
+/* CSV/TSV: the first row names the columns; every other row is a record
+ * {column: string} (a short row lacks its last columns; a long one is an
+ * error), read as JSON Lines records are (--field, templates, chats). */
+static int read_csv(cal_docfile *r, cal_insrc *s, char delim, cal_doc_fn fn, void *ctx) {
+    cal_csv *c = cal_csv_new(s, delim, r->max);
+    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0};
+    size_t nf;
+    const char *const *f;
+    const size_t *len;
+    uint64_t line;
+    if (!cal_csv_next(c, &nf, &f, &len, &line, &d.off)) {
+        cal_csv_free(c);
+        return 0;
+    }
+    json_t *cols = json_array();
+    for (size_t i = 0; i < nf; i++) {
+        json_t *name = csv_string(r, f[i], len[i], d.file, line, d.off);
+        for (size_t k = 0; k < i; k++)
+            if (json_equal(json_array_get(cols, k), name))
+                cal_die_at(d.file, d.off, "line %llu: column '%s' appears twice in the header",
+                           (unsigned long long)line, json_string_value(name));
+        json_array_append_new(cols, name);
+    }
+    const char *want = r->json.field;
+    int found = r->json.fmt != NULL;
+    for (size_t i = 0; i < nf && !found; i++)
+        found = !strcmp(json_string_value(json_array_get(cols, i)), want) ||
+                !strcmp(json_string_value(json_array_get(cols, i)), "messages");
+    if (!found) {
+        cal_buf names = {0};
+        for (size_t i = 0; i < nf; i++) cal_buf_addf(&names, "%s'%s'", i ? ", " : "", json_string_value(json_array_get(cols, i)));
+        cal_die_at(d.file, d.off, "line %llu: no column '%s' (the columns: %.*s; choose one with --field, or a template "
+                   "--field '{a}...')", (unsigned long long)line, want, (int)names.n, names.p);
+    }
+    uint64_t nulls = r->json.nulls;
+    int stop = 0;
+    while (!stop && cal_csv_next(c, &nf, &f, &len, &line, &d.off)) {
+        if (nf > json_array_size(cols))
+            cal_die_at(d.file, d.off, "line %llu: %zu fields, the header has %zu", (unsigned long long)line, nf,
+                       json_array_size(cols));
+        json_t *rec = json_object();
+        for (size_t i = 0; i < nf; i++)
+            json_object_set_new(rec, json_string_value(json_array_get(cols, i)), csv_string(r, f[i], len[i], d.file, line, d.off));
+        char err[512], where[64];
+        int got = cal_jsonl_record(&r->json, rec, &d.text, &d.n, err, sizeof err);
+        snprintf(where, sizeof where, "line %llu", (unsigned long long)line);
+        stop = deliver(r, got, &d, where, 0, err, fn, ctx);
+        json_decref(rec);
+    }
+    r->nulls += r->json.nulls - nulls;
+    json_decref(cols);
+    cal_csv_free(c);
+    return stop;
+}
+
 int cal_docfile_read(cal_docfile *r, const char *path, int fmt, const char *field, cal_doc_fn fn, void *ctx) {
     if (fmt == CAL_FMT_AUTO) fmt = cal_fmt_from_name(path);
     if ((fmt == CAL_FMT_AUTO || fmt == CAL_FMT_TEXT) && r->sep) fmt = CAL_FMT_SEP;
@@ -112,19 +258,25 @@ int cal_docfile_read(cal_docfile *r, const char *path, int fmt, const char *fiel
     r->json.field = field;
     if (fmt == CAL_FMT_PARQUET) return read_parquet(r, path, field, fn, ctx);
     cal_insrc *s = cal_insrc_open(path);
-    if (fmt == CAL_FMT_AUTO) {
+    if (fmt == CAL_FMT_AUTO || fmt == CAL_FMT_JSON) {
         const uint8_t *p;
         size_t n = cal_insrc_peek(s, &p, 4096);
-        fmt = cal_fmt_from_content(p, n);
+        fmt = fmt == CAL_FMT_JSON ? cal_fmt_json_layout(p, n) : cal_fmt_from_content(p, n);
         if (fmt == CAL_FMT_PARQUET) {
             if (strcmp(cal_insrc_codec(s), "none") != 0) cal_die("%s: compressed Parquet files are not supported", path);
             cal_insrc_close(s);
             return read_parquet(r, path, field, fn, ctx);
         }
     }
-    int stop = fmt == CAL_FMT_JSONL ? read_jsonl(r, s, fn, ctx) : cal_split(s, fmt, r->sep, r->max, fn, ctx);
+    int stop = fmt == CAL_FMT_JSONL ? read_jsonl(r, s, fn, ctx)
+             : fmt == CAL_FMT_JSON  ? read_json(r, s, fn, ctx)
+             : fmt == CAL_FMT_CSV || fmt == CAL_FMT_TSV ? read_csv(r, s, fmt == CAL_FMT_CSV ? ',' : '\t', fn, ctx)
+                                    : cal_split(s, fmt, r->sep, r->max, fn, ctx);
     cal_insrc_close(s);
     return stop;
 }
 
-void cal_docfile_free(cal_docfile *r) { cal_jsonl_free(&r->json); }
+void cal_docfile_free(cal_docfile *r) {
+    cal_jsonl_free(&r->json);
+    cal_buf_free(&r->fix);
+}

@@ -2,7 +2,10 @@
  * told from the name and first bytes (text/format.h) unless given, then
  * plain-text layouts (text/split.h), JSON Lines (text/jsonl.h) or a Parquet
  * string column (io/parquet.h); Parquet list and struct columns, and
- * templates of fields, read rows (io/parquet_rec.h) as JSON Lines records.
+ * templates of fields, read rows (io/parquet_rec.h) as JSON Lines records;
+ * so are the records of a JSON document (io/jsonsplit.h: a list of records
+ * streamed element by element, an object of records, records printed over
+ * several lines) and the rows of CSV/TSV (io/csv.h) under their header.
  * gzip and zstd are removed on the way. */
 #ifndef CAL_TEXT_DOCFILE_H
 #define CAL_TEXT_DOCFILE_H
@@ -21,6 +24,7 @@ typedef struct {
     uint64_t nulls;  /* null values skipped (JSON Lines and Parquet) */
     int skip_bad;    /* --skip-bad: a record the chat template refuses is skipped */
     uint64_t bad;    /* records skipped so */
+    cal_buf fix;     /* scratch: a CSV field's repaired UTF-8 */
 } cal_docfile;
 
 /* Reads the file at path ("-": stdin) in format fmt (CAL_FMT_AUTO: from the

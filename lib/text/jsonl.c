@@ -28,18 +28,19 @@ static int escape_controls(const char *p, size_t n, cal_buf *out) {
     while (i < n && (unsigned char)p[i] >= 0x20) i++;
     if (i == n) return 0;
     out->n = 0;
-    int in_str = 0;
+    int in_str = 0, any = 0;
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
         if (in_str && c < 0x20) {
             cal_buf_addf(out, "\\u%04x", c);
+            any = 1;
             continue;
         }
         cal_buf_addc(out, (char)c);
         if (c == '"') in_str = !in_str;
         else if (in_str && c == '\\' && i + 1 < n) cal_buf_addc(out, p[++i]);
     }
-    return 1;
+    return any; /* line ends between the values of a pretty-printed record need nothing */
 }
 
 static int fail(char *err, size_t errlen, size_t *pos, size_t at, const char *fmt, ...) CAL_PRINTF(5, 6);
@@ -50,6 +51,28 @@ static int fail(char *err, size_t errlen, size_t *pos, size_t at, const char *fm
     va_end(ap);
     *pos = at;
     return -1;
+}
+
+json_t *cal_jsonl_parse(cal_jsonl *j, const char *line, size_t n, char *err, size_t errlen, size_t *pos) {
+    /* first what jansson would refuse but the text keeps */
+    const char *p = line;
+    size_t pn = n, bad = cal_utf8_valid_prefix(line, n);
+    int rewritten = 0;
+    if (bad < n) {
+        if (j->strict) {
+            fail(err, errlen, pos, bad, "invalid UTF-8");
+            return NULL;
+        }
+        j->fix.n = 0;
+        j->replaced += cal_utf8_repair(line, n, &j->fix);
+        p = j->fix.p, pn = j->fix.n, rewritten = 1;
+    }
+    if (escape_controls(p, pn, &j->esc)) p = j->esc.p, pn = j->esc.n, rewritten = 1;
+    json_error_t e;
+    json_t *root = json_loadb(p, pn, JSON_ALLOW_NUL | JSON_DECODE_ANY, &e);
+    if (!root) /* a rewritten line has other offsets: name the line's start */
+        fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s", e.text);
+    return root;
 }
 
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
@@ -63,22 +86,8 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
         return 1;
     }
     if (blank(line, n)) return 0;
-    /* The full parse: first what jansson would refuse but the text keeps. */
-    const char *p = line;
-    size_t pn = n, bad = cal_utf8_valid_prefix(line, n);
-    int rewritten = 0;
-    if (bad < n) {
-        if (j->strict) return fail(err, errlen, pos, bad, "invalid UTF-8");
-        j->fix.n = 0;
-        j->replaced += cal_utf8_repair(line, n, &j->fix);
-        p = j->fix.p, pn = j->fix.n, rewritten = 1;
-    }
-    if (escape_controls(p, pn, &j->esc)) p = j->esc.p, pn = j->esc.n, rewritten = 1;
-    json_error_t e;
-    json_t *root = json_loadb(p, pn, JSON_ALLOW_NUL | JSON_DECODE_ANY, &e);
-    if (!root) /* a rewritten line has other offsets: name the line's start */
-        return fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s",
-                    e.text);
+    json_t *root = cal_jsonl_parse(j, line, n, err, errlen, pos);
+    if (!root) return -1;
     int r = cal_jsonl_record(j, root, text, tn, err, errlen);
     *pos = 0;
     json_decref(root);

@@ -43,6 +43,11 @@ typedef struct {
  * the template filled from the record (text/fieldfmt.h). */
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
                   size_t errlen, size_t *pos);
+/* The value of line[0..n) parsed as cal_jsonl_doc parses it (invalid UTF-8
+ * repaired unless j->strict, raw control characters in strings kept): a new
+ * reference, or NULL with the message in err and in *pos the byte of the
+ * line it concerns. */
+json_t *cal_jsonl_parse(cal_jsonl *j, const char *line, size_t n, char *err, size_t errlen, size_t *pos);
 /* The same for a record already parsed (a Parquet row, io/parquet_rec.h):
  * 1, 0 (a null value), -1 with the message in err, or -2 (a template error). */
 int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t *tn, char *err, size_t errlen);

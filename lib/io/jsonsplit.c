@@ -79,6 +79,10 @@ static void read_value(cal_jsonsplit *j, uint64_t start) {
         const uint8_t *a = j->p, *q = a;
         int done = 0;
         for (; q < j->e && !done; q++) {
+            if (in_str && !esc) { /* text runs: only '"' and '\\' matter */
+                while (q < j->e && *q != '"' && *q != '\\') q++;
+                if (q == j->e) break;
+            }
             int b = *q;
             if (scalar) {
                 if (space(b) || strchr(",]}[{\"", b)) { done = 1; q--; } /* the delimiter is not taken */

@@ -197,8 +197,8 @@ static json_t *csv_string(cal_docfile *r, const char *p, size_t n, const char *f
 }
 
 /* CSV/TSV: the first row names the columns; every other row is a record
- * {column: string} (a short row lacks its last columns; a long one is an
- * error), read as JSON Lines records are (--field, templates, chats). */
+ * {column: string} (the last columns of a short row are null, as
+ * csv.DictReader fills them; a long row is an error, as in pandas), read as JSON Lines records are (--field, templates, chats). */
 static int read_csv(cal_docfile *r, cal_insrc *s, char delim, cal_doc_fn fn, void *ctx) {
     cal_csv *c = cal_csv_new(s, delim, r->max);
     cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0};
@@ -239,6 +239,8 @@ static int read_csv(cal_docfile *r, cal_insrc *s, char delim, cal_doc_fn fn, voi
         json_t *rec = json_object();
         for (size_t i = 0; i < nf; i++)
             json_object_set_new(rec, json_string_value(json_array_get(cols, i)), csv_string(r, f[i], len[i], d.file, line, d.off));
+        for (size_t i = nf; i < json_array_size(cols); i++) /* None, as csv.DictReader fills a short row */
+            json_object_set_new(rec, json_string_value(json_array_get(cols, i)), json_null());
         char err[512], where[64];
         int got = cal_jsonl_record(&r->json, rec, &d.text, &d.n, err, sizeof err);
         snprintf(where, sizeof where, "line %llu", (unsigned long long)line);

@@ -57,7 +57,10 @@ int cal_fmt_json_layout(const uint8_t *p, size_t n) {
         } else if (c == '{' || c == '[') {
             depth++;
         } else if (c == '}' || c == ']') {
-            if (--depth == 0) return CAL_FMT_JSONL;
+            if (--depth) continue;
+            while (++i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) {
+            }
+            return i == n && n < 4096 ? CAL_FMT_JSON : CAL_FMT_JSONL; /* alone in the file: an object of records */
         } else if (c == '\n') {
             return CAL_FMT_JSON;
         }

@@ -36,8 +36,9 @@ int cal_fmt_from_name(const char *path);
 
 /* JSON or JSONL for the first bytes of a JSON file: JSON when the first
  * non-blank byte (after a BOM) is '[', or is '{' opening a value that goes
- * on past the end of its line (a pretty-printed record or object); JSONL
- * when that value ends on its line (or cannot be told within n bytes). */
+ * on past the end of its line (a pretty-printed record or object) or is
+ * the whole of the n < 4096 bytes (one object: maybe an object of records);
+ * JSONL when that value ends on its line (or cannot be told within n). */
 int cal_fmt_json_layout(const uint8_t *p, size_t n);
 
 /* From the first (decompressed) bytes: PARQUET for the magic PAR1, JSON or

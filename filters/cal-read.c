@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/progress.h"
+#include "stream/drops.h"
 #include "stream/stream.h"
 #include "text/chat.h"
 #include "text/chat_render.h"
@@ -26,7 +28,7 @@
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
        O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
-       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR };
+       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR, O_AS_USER, O_SYSTEM, O_RETRY_NO_SYSTEM };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
      "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, json, csv, tsv, parquet (default:\nfrom the name and the first bytes)",
@@ -44,6 +46,12 @@ static const cal_opt opts[] = {
     {0, "add-generation-prompt", NULL, CAL_STAGE, "--chat: end with the assistant's turn header", O_GEN_PROMPT},
     {0, "date", "YYYY-MM-DD", CAL_STAGE, "--chat: the date of strftime_now (default: today)", O_DATE},
     {0, "skip-bad", NULL, CAL_STAGE, "--chat: skip (and count) records the template refuses", O_SKIP_BAD},
+    {0, "as-user", NULL, CAL_STAGE, "--chat: each text document is a user turn (auto-round's\n"
+     "apply_chat_template_to_samples); chat records stay chats", O_AS_USER},
+    {0, "system", "TEXT", CAL_STAGE, "--chat: a system turn TEXT first (also '': llm-compressor's\n"
+     "ultrachat), unless a conversation starts with one", O_SYSTEM},
+    {0, "retry-without-system", NULL, CAL_STAGE, "--chat: a conversation the template refuses is rendered\n"
+     "again without its system turns (auto-round; counted)", O_RETRY_NO_SYSTEM},
     {0, "chat-var", "KEY=JSON", CAL_STAGE, "--chat: one more template variable, as a keyword\nargument of apply_chat_template (repeatable), e.g.\nenable_thinking=false", O_CHAT_VAR},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
@@ -98,6 +106,9 @@ static unsigned join_flags = ~0u;             /* the joined text is chat only if
 static cal_chat_spec chat;
 static const char **chat_vars; /* --chat-var, in order */
 static struct tm date;
+static const cal_chat_render *R; /* --chat */
+static int as_user;               /* --as-user */
+static cal_buf rendered;          /* a text as a user turn */
 static const char *label; /* of the source being read */
 static int done;          /* -n reached */
 
@@ -111,6 +122,20 @@ static void write_doc(const char *lab, uint64_t id, const char *p, size_t n, uns
 
 /* The last steps of every piece: the record limit, dedup, shard, sample. */
 static void keep(const cal_doc *d, const char *p, size_t n) {
+    int chat = d->chat;
+    if (as_user && !chat) { /* --as-user: the text as a user turn */
+        char err[400];
+        int k = cal_chat_render_user(R, p, n, &rendered, err, sizeof err);
+        if (k < 0 && !F.skip_bad) cal_die_at(d->file, d->off, "--as-user: the chat template refused the text: %s", err);
+        if (k < 0) {
+            F.bad++;
+            if (!F.first_bad[0][0]) snprintf(F.first_bad[0], sizeof F.first_bad[0], "%s: byte %llu: %s", d->file,
+                                             (unsigned long long)d->off, err);
+            return;
+        }
+        F.json.retried += k == 1;
+        p = rendered.p ? rendered.p : "", n = rendered.n, chat = 1;
+    }
     if (n > CAL_MAX_PAYLOAD)
         cal_die_at(d->file, d->off, "a document of %zu bytes exceeds the record limit (%u bytes)", n, CAL_MAX_PAYLOAD);
     uint64_t id = cal_hash(p, n);
@@ -119,9 +144,9 @@ static void keep(const cal_doc *d, const char *p, size_t n) {
     } else if (!cal_shard_keeps(id, opt.shard_i, opt.shard_n)) {
         st.other_shard++;
     } else if (opt.sampling) {
-        cal_sample_add(&S, label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
+        cal_sample_add(&S, label, id, p, n, chat ? CAL_TEXT_CHAT : 0);
     } else {
-        write_doc(label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
+        write_doc(label, id, p, n, chat ? CAL_TEXT_CHAT : 0);
         cal_progress_tick(&P, st.docs, st.bytes);
     }
 }
@@ -152,6 +177,12 @@ static void piece(const cal_doc *d, const char *p, size_t n) {
 static int on_doc(void *ctx, const cal_doc *d) {
     (void)ctx;
     if (done || (d->n == 0 && !opt.strip && !opt.lines && !J.sep)) return done;
+    if (R && !as_user && !d->chat) { /* --chat: text that is not a conversation (a text file, a string column) */
+        static const char why[] = "--chat: a text document, not a conversation record (--as-user renders text as a user turn)";
+        if (!F.skip_bad) cal_die_at(d->file, d->off, "%s", why);
+        if (!F.nochat++) snprintf(F.first_bad[1], sizeof F.first_bad[1], "%s: byte %llu: %s", d->file, (unsigned long long)d->off, why);
+        return 0;
+    }
     size_t n;
     const char *p = cal_hygiene_apply(&H, d, &n);
     if (opt.strip) {
@@ -165,6 +196,23 @@ static int on_doc(void *ctx, const cal_doc *d) {
         if (len == n) break;
     }
     return done;
+}
+
+/* What the chat paths left out or changed, said without -v (cal_drops),
+ * with the first record of each kind; and, for chat records laid out as
+ * plain text by default, how to render them with the model's template. */
+static void chat_report(int template_given) {
+    cal_drops d = {0};
+    cal_drops_note(&d, "records", "refused by the chat template (--skip-bad)", F.bad, 0, NULL);
+    cal_drops_note(&d, "records", "skipped by --skip-bad: not conversations (--chat)", F.nochat, 0, NULL);
+    cal_drops_note(&d, "conversations", "rendered without their system turns (--retry-without-system)", F.json.retried, 0,
+                   NULL);
+    cal_drops_report(&d, NULL);
+    for (int k = 0; k < 2; k++)
+        if (F.first_bad[k][0]) fprintf(stderr, "%s: the first %s: %s\n", cal_progname(), k ? "record skipped as no conversation" : "refused record", F.first_bad[k]);
+    if (F.json.plain_chats && !template_given)
+        fprintf(stderr, "%s: %llu chat records laid out as plain \"User: ... Assistant: ...\" text; to render them as the "
+                "model reads them: --chat MODEL (its chat template)\n", cal_progname(), (unsigned long long)F.json.plain_chats);
 }
 
 /* --date: strftime_now's time is that day at midnight. */
@@ -240,6 +288,9 @@ int main(int argc, char **argv) {
         case O_GEN_PROMPT: chat.add_generation_prompt = 1; break;
         case O_DATE: parse_date(a.val); break;
         case O_SKIP_BAD: F.skip_bad = 1; break;
+        case O_AS_USER: as_user = F.json.as_user = 1; break;
+        case O_SYSTEM: chat.system = a.val; break;
+        case O_RETRY_NO_SYSTEM: chat.retry_without_system = 1; break;
         case O_CHAT_VAR:
             if (cal_chat_var_check(a.val, ferr, sizeof ferr)) cal_usage_error("%s", ferr);
             chat_vars = cal_xrealloc(chat_vars, (chat.nvars + 1) * sizeof *chat_vars);
@@ -257,13 +308,15 @@ int main(int argc, char **argv) {
     if (a.noperands == 0) cal_usage_error("no SOURCE given (a corpus name, file, directory or -)");
     if (cal_args_given(&a, O_SEED) && !opt.sampling) cal_usage_error("--seed goes with --sample");
     if (J.empty && !J.sep) cal_usage_error("--empty goes with --join");
-    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars))
-        cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date and --skip-bad go with --chat");
-    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || fmt))
-        cal_usage_error("--chat renders chat records (not with --template or a template --field)");
+    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars || as_user ||
+                        chat.system || chat.retry_without_system))
+        cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date, --skip-bad, --as-user, "
+                        "--system and --retry-without-system go with --chat");
+    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || (fmt && !as_user)))
+        cal_usage_error("--chat renders chat records (not with --template, nor a template --field without --as-user)");
     char err[1024];
-    cal_chat_render *R = NULL;
-    if (chat.model && !(F.json.render = R = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
+    cal_chat_render *Rw = NULL;
+    if (chat.model && !(F.json.render = R = Rw = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
     if (cal_args_given(&a, O_MISSING) && !fmt) cal_usage_error("--missing goes with a template --field '{...}'");
 
     W = cal_writer_open(output);
@@ -303,10 +356,12 @@ int main(int argc, char **argv) {
                 (unsigned long long)st.dups, (unsigned long long)st.other_shard, (unsigned long long)F.bad,
                 (unsigned long long)st.split,
                 (unsigned long long)F.nulls, (unsigned long long)(H.replaced + F.json.replaced));
+    chat_report(cal_args_given(&a, O_TEMPLATE));
     cal_hygiene_free(&H);
     cal_join_free(&J), free((char *)J.sep), free((char *)J.empty);
     cal_docfile_free(&F);
-    cal_chat_render_free(R);
+    cal_chat_render_free(Rw);
+    cal_buf_free(&rendered);
     free(chat_vars);
     cal_fieldfmt_free(fmt);
     cal_dedup_free(&D);

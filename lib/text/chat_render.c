@@ -23,6 +23,8 @@ struct cal_chat_render {
     const cal_jinja *fixed; /* chosen once (one template, or --chat-template-name) */
     const cal_jinja *dflt, *tool_use;
     json_t *base;           /* add_generation_prompt, special tokens, documents */
+    json_t *system;         /* --system: the turn put first, or NULL */
+    int retry;              /* render again without system turns */
     char *source;
     cal_jinja_opts opts;
 };
@@ -292,6 +294,8 @@ cal_chat_render *cal_chat_render_open(const cal_chat_spec *spec, char *err, size
     for (size_t i = 0; !rc && i < spec->nvars; i++) rc = set_var(c, spec->vars[i], err, errlen);
     json_object_set_new(c->base, "documents", json_null());
     json_object_set_new(c->base, "add_generation_prompt", json_boolean(spec->add_generation_prompt));
+    if (spec->system) c->system = json_pack("{s:s,s:s%}", "role", "system", "content", spec->system, strlen(spec->system));
+    c->retry = spec->retry_without_system;
     free(cfg);
     free(jinja);
     if (rc) {
@@ -326,6 +330,11 @@ static json_t *sharegpt(const json_t *msgs) {
     return out;
 }
 
+static int is_role(const json_t *m, const char *role) {
+    const json_t *r = json_object_get(m, "role");
+    return json_is_string(r) && !strcmp(json_string_value(r), role);
+}
+
 int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
                            char *err, size_t errlen) {
     if (!json_is_array(msgs)) return cal_errf(err, errlen, "the messages are not a list");
@@ -336,12 +345,30 @@ int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const
     const cal_jinja *t = c->fixed ? c->fixed : has_tools && c->tool_use ? c->tool_use : c->dflt;
     if (!t) return cal_errf(err, errlen, "the model has several chat templates and none named default%s",
                          has_tools ? " or tool_use" : " (use --chat-template-name)");
-    json_t *vars = json_copy(c->base);
-    json_object_set_new(vars, "messages", sharegpt(msgs));
+    json_t *vars = json_copy(c->base), *m = sharegpt(msgs);
+    if (c->system && !is_role(json_array_get(m, 0), "system")) json_array_insert(m, 0, c->system);
+    json_object_set_new(vars, "messages", m);
     json_object_set_new(vars, "tools", has_tools ? json_incref((json_t *)tools) : json_null());
     out->n = 0;
     int rc = cal_jinja_render(t, vars, &c->opts, out, err, errlen);
+    if (rc && c->retry) { /* auto-round: again without the system turns */
+        json_t *kept = json_array();
+        for (size_t i = 0; i < json_array_size(m); i++)
+            if (!is_role(json_array_get(m, i), "system")) json_array_append(kept, json_array_get(m, i));
+        json_object_set_new(vars, "messages", kept);
+        out->n = 0;
+        rc = cal_jinja_render(t, vars, &c->opts, out, err, errlen) ? -1 : 1;
+    }
     json_decref(vars);
+    return rc;
+}
+
+int cal_chat_render_user(const cal_chat_render *c, const char *text, size_t n, cal_buf *out, char *err, size_t errlen) {
+    json_t *msgs = json_pack("[{s:s,s:s%}]", "role", "user", "content", text, n);
+    if (!msgs) return cal_errf(err, errlen, "the text is not UTF-8");
+    if (c->system) json_array_insert(msgs, 0, c->system);
+    int rc = cal_chat_render_record(c, NULL, msgs, out, err, errlen);
+    json_decref(msgs);
     return rc;
 }
 
@@ -353,6 +380,7 @@ void cal_chat_render_free(cal_chat_render *c) {
     }
     free(c->tpl);
     json_decref(c->base);
+    json_decref(c->system);
     free(c->source);
     free(c);
 }

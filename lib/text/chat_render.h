@@ -26,6 +26,9 @@ typedef struct {
     const char *const *vars; /* --chat-var KEY=JSON: more template variables, as
                               * apply_chat_template's keyword arguments */
     size_t nvars;
+    const char *system;      /* --system: a system turn put first (NULL: none) */
+    int retry_without_system; /* a refused conversation is rendered again
+                               * without its system turns (auto-round) */
 } cal_chat_spec;
 
 /* Finds and loads the template of spec->model (spec->vars are set after the
@@ -50,11 +53,24 @@ const char *cal_chat_render_source(const cal_chat_render *c);
 /* Renders a record: msgs is its "messages" (OpenAI: role, content,
  * tool_calls, ...) or "conversations" (ShareGPT from/value, mapped to
  * role/content with human -> user, gpt -> assistant); record is the whole
- * record, whose "tools" (a list, or absent/null) is passed on. Writes the
- * text into out (replacing its content). Returns 0, or -1 with the
- * template's message (or what is wrong with the record) in err. */
+ * record, whose "tools" (a list, or absent/null) is passed on. With
+ * spec->system, a {"role": "system", "content": SYSTEM} turn goes first
+ * unless the first message is a system turn (llm-compressor's ultrachat
+ * preprocessing inserts an empty one so). Writes the text into out
+ * (replacing its content). Returns 0, 1 when it was rendered only at the
+ * retry without system turns (spec->retry_without_system: every message
+ * of role system left out, as auto-round's apply_chat_template_to_samples
+ * retries after any error), or -1 with the template's message (or what is
+ * wrong with the record) in err. */
 int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
                            char *err, size_t errlen);
+
+/* Text as a user turn (cal-read --as-user): the messages [{"role": "system",
+ * "content": spec->system} when set, {"role": "user", "content": text}],
+ * rendered as cal_chat_render_record renders them (auto-round's
+ * apply_chat_template_to_samples with add_generation_prompt from the spec).
+ * text[0..n) is UTF-8. Returns 0, 1 (rendered at the retry), or -1 with err. */
+int cal_chat_render_user(const cal_chat_render *c, const char *text, size_t n, cal_buf *out, char *err, size_t errlen);
 
 /* 0 when kv is a valid --chat-var KEY=JSON, else -1 with the reason in err. */
 int cal_chat_var_check(const char *kv, char *err, size_t errlen);

@@ -22,6 +22,25 @@ static void add_top(cal_buf *names, const char *path) {
     cal_buf_addc(names, 0);
 }
 
+/* What one record gave (got: as cal_jsonl_doc returns): its document to fn,
+ * nothing (a null, counted by jsonl), a refusal of the chat template
+ * (counted with skip_bad, else an error), or a malformed record: errors name
+ * the file, the byte (off + pos) and `where` ("record 3", "line 5"). */
+static int deliver(cal_docfile *r, int got, cal_doc *d, const char *where, size_t pos, const char *err, cal_doc_fn fn,
+                   void *ctx) {
+    if (got <= -2 && r->skip_bad) {
+        *(got == -2 ? &r->bad : &r->nochat) += 1;
+        if (!r->first_bad[got == -2 ? 0 : 1][0])
+            snprintf(r->first_bad[got == -2 ? 0 : 1], sizeof r->first_bad[0], "%s: %s: %s", d->file, where, err);
+    } else if (got <= -2 && !strncmp(where, "line ", 5)) { /* JSON Lines: named by line, as a person counts them */
+        cal_die("%s: %s: %s", d->file, where, err);
+    } else if (got < 0) {
+        cal_die_at(d->file, d->off + pos, "%s: %s", where, err);
+    }
+    d->chat = r->json.chat;
+    return got > 0 ? fn(ctx, d) : 0;
+}
+
 /* Rows as records (lists, structs, templates): each one through the JSON
  * Lines logic (text/jsonl.h), as if it were a line of JSON. */
 static int read_pq_rows(cal_docfile *r, const char *path, const char *field, cal_doc_fn fn, void *ctx) {
@@ -45,11 +64,10 @@ static int read_pq_rows(cal_docfile *r, const char *path, const char *field, cal
     uint64_t nulls = r->json.nulls;
     while (!stop && (got = cal_pqrec_next(q, &row, &d.off, err, sizeof err)) == 1) {
         char msg[512];
+        char where[64];
         int k = cal_jsonl_record(&r->json, row, &d.text, &d.n, msg, sizeof msg);
-        if (k == -2 && r->skip_bad) r->bad++;
-        else if (k < 0) cal_die_at(path, d.off, "row %llu: %s", (unsigned long long)cal_pqrec_rows(q) - 1, msg);
-        d.chat = r->json.chat;
-        if (k > 0) stop = fn(ctx, &d);
+        snprintf(where, sizeof where, "row %llu", (unsigned long long)cal_pqrec_rows(q) - 1);
+        stop = deliver(r, k, &d, where, 0, msg, fn, ctx);
     }
     if (!stop && got < 0) cal_die("%s: %s", path, err);
     r->nulls += r->json.nulls - nulls;
@@ -98,33 +116,21 @@ static int read_jsonl(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
         if (got < 0) cal_die_at(d.file, d.off, "line of more than %zu bytes (the record limit)", r->max);
         lineno++;
         got = cal_jsonl_doc(&r->json, line.p ? line.p : "", line.n, &d.text, &d.n, err, sizeof err, &pos);
-        if (got == -2 && r->skip_bad) r->bad++;
-        else if (got == -2) cal_die("%s: line %llu: %s", d.file, (unsigned long long)lineno, err);
-        else if (got < 0) cal_die_at(d.file, d.off + pos, "%s", err);
-        d.chat = r->json.chat;
-        if (got > 0) stop = fn(ctx, &d);
+        if (got == -1) cal_die_at(d.file, d.off + pos, "%s", err);
+        char where[64];
+        snprintf(where, sizeof where, "line %llu", (unsigned long long)lineno);
+        stop = deliver(r, got, &d, where, 0, err, fn, ctx);
     }
     r->nulls += r->json.nulls - nulls;
     cal_buf_free(&line);
     return stop;
 }
 
-/* What one record gave (got: as cal_jsonl_doc returns): its document to fn,
- * nothing (a null, counted by jsonl), a refusal of the chat template
- * (counted with skip_bad, else an error), or a malformed record: errors name
- * the file, the byte (off + pos) and `where` ("record 3", "line 5"). */
-static int deliver(cal_docfile *r, int got, cal_doc *d, const char *where, size_t pos, const char *err, cal_doc_fn fn,
-                   void *ctx) {
-    if (got == -2 && r->skip_bad) r->bad++;
-    else if (got < 0) cal_die_at(d->file, d->off + pos, "%s: %s", where, err);
-    d->chat = r->json.chat;
-    return got > 0 ? fn(ctx, d) : 0;
-}
-
 /* A lone top-level object: one record when it has the text (the field's
  * first name, a template's fields, or a chat list); otherwise, when every
- * member is an object or a string, an object of records, each member's
- * value a record in order (as auto-round's `local` reads a dict). */
+ * member is an object, an object of records, each member's value a record
+ * in order (as auto-round's `local` reads a dict; a dict of strings is read
+ * as one record, whose fields a template names). */
 static int lone_object(cal_docfile *r, const char *p, size_t n, cal_doc *d, cal_doc_fn fn, void *ctx) {
     char err[512], where[300];
     size_t pos;
@@ -143,7 +149,7 @@ static int lone_object(cal_docfile *r, const char *p, size_t n, cal_doc *d, cal_
     cal_buf_free(&top);
     const char *k;
     json_t *v;
-    json_object_foreach(root, k, v) members += json_is_object(v) || json_is_string(v) ? 1 : -(int)json_object_size(root);
+    json_object_foreach(root, k, v) members += json_is_object(v) ? 1 : -(int)json_object_size(root);
     int stop = 0;
     if (record || members <= 0) {
         int got = cal_jsonl_record(&r->json, root, &d->text, &d->n, err, sizeof err);

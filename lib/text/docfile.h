@@ -22,8 +22,11 @@ typedef struct {
     cal_jsonl json;  /* JSON Lines: template, strict, counters (field: per file) */
     uint64_t files;  /* files read */
     uint64_t nulls;  /* null values skipped (JSON Lines and Parquet) */
-    int skip_bad;    /* --skip-bad: a record the chat template refuses is skipped */
-    uint64_t bad;    /* records skipped so */
+    int skip_bad;    /* --skip-bad: a record the chat template refuses, or
+                      * (--chat) one that holds no conversation, is skipped */
+    uint64_t bad;    /* records skipped so: refused by the template */
+    uint64_t nochat; /* records skipped so: no conversation under --chat */
+    char first_bad[2][600]; /* the first of each: "FILE: line N: why" */
     cal_buf fix;     /* scratch: a CSV field's repaired UTF-8 */
 } cal_docfile;
 
@@ -33,7 +36,8 @@ typedef struct {
  * until it returns nonzero (then returns 1; else 0). Bad data ends the
  * program with one line naming the file and byte offset; a chat record the
  * template refuses, naming the file, the line and the template's message
- * (or it is counted in bad, with skip_bad). A document's chat is 1 when it is
+ * (or it is counted in bad, with skip_bad); so is a record that is not a
+ * conversation under --chat (counted in nochat). A document's chat is 1 when it is
  * a chat laid out by a template (CAL_TEXT_CHAT). */
 int cal_docfile_read(cal_docfile *r, const char *path, int fmt, const char *field, cal_doc_fn fn, void *ctx);
 void cal_docfile_free(cal_docfile *r);

@@ -80,7 +80,8 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
     const char *field = j->field;
     j->chat = 0;
     int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
-    if (!j->fmt && !chat_field && !strchr(field, '.') && cal_json_field(line, n, field, &j->str)) {
+    int fast = !j->fmt && !chat_field && !strchr(field, '.') && !(j->render && !j->as_user); /* --chat checks records */
+    if (fast && cal_json_field(line, n, field, &j->str)) {
         *text = j->str.p ? j->str.p : "";
         *tn = j->str.n;
         return 1;
@@ -131,11 +132,13 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
         cal_buf_add(&j->str, json_string_value(v), json_string_length(v));
         *text = j->str.p, *tn = j->str.n;
     } else if (json_is_array(v) && chat_name && j->render) {
-        if (cal_chat_render_record(j->render, root, v, &j->chat_text, err, errlen) == 0)
-            *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n, j->chat = 1;
+        int k = cal_chat_render_record(j->render, root, v, &j->chat_text, err, errlen);
+        if (k >= 0) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n, j->chat = 1;
         else r = -2;
+        j->retried += k == 1;
     } else if (json_is_array(v) && chat_name) {
         j->chat = j->tmpl != CAL_CHAT_PLAIN;
+        j->plain_chats += j->tmpl == CAL_CHAT_PLAIN;
         if (cal_chat_flatten(v, j->tmpl, &j->chat_text)) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n;
         else r = fail(err, errlen, &at, 0, "chat record without role/content strings");
     } else if (json_is_array(v) && !chat_name && join_strings(v, &j->str)) {
@@ -150,6 +153,15 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
         r = fail(err, errlen, &at, 0, "no field '%s', and '%s' is not a chat list", field, chat_name);
     } else {
         r = fail(err, errlen, &at, 0, "field '%s' is not a string (or a list of strings)", field);
+    }
+    if (r == 1 && j->render && !j->as_user && !j->chat) { /* --chat: a record that is not a conversation */
+        const char *c = json_is_object(root) && json_object_get(root, "messages") ? "messages"
+                      : json_is_object(root) && json_object_get(root, "conversations") ? "conversations" : NULL;
+        if (c) cal_errf(err, errlen, "--chat: the record has both '%s' and '%s' (render the conversation with "
+                        "--field %s, or the text as a user turn with --as-user)", field, c, c);
+        else cal_errf(err, errlen, "--chat: the record holds no conversation ('messages' or 'conversations'); "
+                      "--as-user renders its '%s' as a user turn", field);
+        r = -3;
     }
     return r;
 }

@@ -8,7 +8,8 @@ peers' loaders take them:
   (auto-round's `local` loader, calib_dataset.get_local_dataset); a lone
   record is one record; values separated by whitespace (records printed
   over several lines) are read one after the other (json.JSONDecoder.
-  raw_decode). A record's text is record[FIELD] (a dotted path walks
+  raw_decode). A dict is a dict of records when every value is an object
+  and it lacks the text field. A record's text is record[FIELD] (a dotted path walks
   objects), a string record is its own text; null texts are skipped.
 - CSV/TSV (csv.DictReader over the file opened with newline=""): each row's
   FIELD column; None (a short row) is skipped.
@@ -58,7 +59,7 @@ def json_docs(values, field="text"):
     if len(values) == 1 and isinstance(values[0], dict):  # auto-round: a dict gives its values
         v = values[0]
         top = field.split(".")[0]
-        if v and top not in v and "messages" not in v and all(isinstance(x, (dict, str)) for x in v.values()):
+        if v and top not in v and "messages" not in v and all(isinstance(x, dict) for x in v.values()):
             values = [list(v.values())]
     out = []
     for v in values:
@@ -107,7 +108,7 @@ put("tabs.json", json.dumps(recs, indent="\t", ensure_ascii=False, separators=("
 put("compact.json", json.dumps(recs, ensure_ascii=False, separators=(",", ":")))
 put("nested.json", json.dumps(recs, indent=1), field="meta.body")
 put("mixed.json", json.dumps(["a string record", {"text": "x"}, None and 0 or {"text": None}, "  ", {"text": ""}], indent=2))
-put("objrecs.json", json.dumps({"k%d" % i: (r if i % 4 else (r["text"] or "s%d" % i)) for i, r in enumerate(recs)}, indent=2))
+put("objrecs.json", json.dumps({"k%d" % i: r for i, r in enumerate(recs)}, indent=2))
 put("lone.json", json.dumps({"meta": {"a": {"b": [1, {"c": "]"}]}}, "text": "one record, its first member an object"}, indent=3))
 put("pretty_lines.json", "\n".join(json.dumps(r, indent=1) for r in recs[:50]) + "\n")
 put("jsonl_in.json", "".join(json.dumps(r) + "\n" for r in recs[:50]))

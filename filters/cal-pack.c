@@ -1,5 +1,5 @@
 /* cal-pack - turn TOKENS records (documents) into ROW records of exactly
- * LENGTH ids, by the recipes of the common quantization tools (lib/rows/pack.h;
+ * LENGTH ids (at most LENGTH with --pad none), by the recipes of the common quantization tools (lib/rows/pack.h;
  * man/cal-pack.1 says how each mode mirrors its peer). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@ static const cal_opt opts[] = {
     {0, "per-doc", NULL, CAL_STAGE, "window: windows inside documents of > LENGTH tokens", O_PERDOC},
     {0, "to-end", NULL, CAL_STAGE, "window: a window may end at the last token\n(lmdeploy; default: it stops one short, as GPTQ)", O_TOEND},
     {0, "truncate", "tail|head", CAL_STAGE, "doc: cut the tail (default) or the head of long\ndocuments", O_TRUNC},
-    {0, "pad", "right|left", CAL_STAGE, "doc: side of the padding (default right)", O_PAD},
+    {0, "pad", "right|left|none", CAL_STAGE, "doc: side of the padding (default right), or none:\neach row its document's own length", O_PAD},
     {0, "min-tokens", "N", CAL_STAGE, "drop documents shorter than N tokens (counted)", O_MIN},
     {0, "max-tokens", "N", CAL_STAGE, "drop documents longer than N tokens (counted)", O_MAX},
     {0, "docs", "N", CAL_STAGE, "use only the first N documents past the filters", O_DOCS},
@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
         case O_TAIL: o.tail_pad = pick(&a, (const char *const[]){"drop", "pad", NULL}); break;
         case O_PERDOC: o.per_doc = 1; break;
         case O_TRUNC: o.truncate = pick(&a, (const char *const[]){"tail", "head", NULL}); break;
-        case O_PAD: o.pad_side = pick(&a, (const char *const[]){"right", "left", NULL}); break;
+        case O_PAD: o.pad_side = pick(&a, (const char *const[]){"right", "left", "none", NULL}); break;
         case O_MIN: o.min_tokens = num(&a, 0, UINT32_MAX); break;
         case O_MAX: o.max_tokens = num(&a, 1, UINT32_MAX); break;
         case O_STRAT:

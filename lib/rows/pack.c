@@ -42,7 +42,7 @@ int cal_pack_check(const cal_pack_opts *o, char *err, size_t errlen) {
     return 0;
 }
 
-int cal_pack_pads(const cal_pack_opts *o) { return o->mode == CAL_PACK_DOC || o->tail_pad; }
+int cal_pack_pads(const cal_pack_opts *o) { return (o->mode == CAL_PACK_DOC && o->pad_side != 2) || o->tail_pad; }
 
 /* Whether policy pol puts a BOS/EOS inside some rows (not around documents). */
 static int row_level(const cal_pack_opts *o, int pol) {
@@ -98,6 +98,7 @@ cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx)
     cal_drops_reason(&p->st.drops, "as the last partial row (--tail drop)");
     snprintf(why, sizeof why, "by --max-repeat %llu", (unsigned long long)o->max_repeat);
     cal_drops_reason(&p->st.drops, why);
+    cal_drops_reason(&p->st.drops, "as empty rows (--pad none)");
     return p;
 }
 

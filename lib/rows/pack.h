@@ -44,7 +44,8 @@ typedef struct {
     int tail_pad;            /* concat/article: pad the last partial row */
     int per_doc;             /* window: windows inside documents */
     int truncate;            /* doc: -1 not given, 0 cut the tail, 1 the head */
-    int pad_side;            /* doc: -1 not given, 0 pad right, 1 left */
+    int pad_side;            /* doc: -1 not given, 0 pad right, 1 left, 2 none
+                              * (each row its document's own length) */
     int have_n;              /* exactly n data rows */
     uint64_t n;
     int allow_short;         /* fewer rows (even none) are no error */

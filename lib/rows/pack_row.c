@@ -27,6 +27,12 @@ void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, cons
     p->st.rows++;
 }
 
+void cal_pack_emit_len(cal_packer *p, const uint32_t *ids, uint32_t len, const char *label, uint64_t id) {
+    cal_row_out r = {ids, NULL, len, 0, label, id};
+    p->sink(p->ctx, &r);
+    p->st.rows++;
+}
+
 /* Whether the last of the row's n real ids occurs more than max times in them. */
 static int repetitive(const uint32_t *ids, size_t n, uint64_t max) {
     if (!max || !n) return 0;
@@ -43,6 +49,13 @@ void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, 
         n = room;
     }
     size_t real = (size_t)b + n + (size_t)e, pad = len - real, at = p->o.pad_side == 1 ? pad : 0;
+    if (p->o.pad_side == 2) { /* --pad none: the row is as long as its document */
+        if (!real) {
+            cal_drops_count(&p->st.drops, CAL_DROP_EMPTY, 1, 0);
+            return;
+        }
+        len = real, pad = at = 0;
+    }
     for (size_t i = 0; i < len; i++) {
         p->ids[i] = (uint32_t)p->o.pad_id;
         p->mask[i] = i >= at && i < at + real;
@@ -56,5 +69,6 @@ void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, 
         return;
     }
     if (n0 > n) cal_drops_count(&p->st.drops, CAL_DROP_TRUNC, 0, n0 - n);
-    cal_pack_emit(p, p->ids, pad ? p->mask : NULL, label, cal_pack_row_id(p->o.len, src, skip));
+    if (p->o.pad_side == 2) cal_pack_emit_len(p, p->ids, (uint32_t)len, label, cal_pack_row_id(p->o.len, src, skip));
+    else cal_pack_emit(p, p->ids, pad ? p->mask : NULL, label, cal_pack_row_id(p->o.len, src, skip));
 }

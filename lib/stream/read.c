@@ -127,14 +127,17 @@ static int check_payload(const uint8_t *p, size_t n, int kind, char *err, size_t
     case CAL_ROW: {
         if (n < 8) FAIL(off, "ROW payload of %zu bytes is shorter than its 8-byte head", n);
         uint32_t len = cal_ld32(p), flags = cal_ld32(p + 4);
-        if (flags & ~(uint32_t)(CAL_ROW_NOISE | CAL_ROW_MASK)) FAIL(off + 4, "unknown ROW flags 0x%x", flags);
-        uint64_t want = 8 + 4ull * len + ((flags & CAL_ROW_MASK) ? len : 0);
+        if (flags & ~(uint32_t)(CAL_ROW_NOISE | CAL_ROW_MASK | CAL_ROW_ROLE))
+            FAIL(off + 4, "unknown ROW flags 0x%x", flags);
+        int parts = ((flags & CAL_ROW_MASK) != 0) + ((flags & CAL_ROW_ROLE) != 0);
+        uint64_t want = 8 + 4ull * len + (uint64_t)parts * len;
         if (want != n) FAIL(off, "ROW of length %u needs %llu payload bytes, has %zu", len,
                             (unsigned long long)want, n);
-        if (flags & CAL_ROW_MASK) {
-            const uint8_t *m = p + 8 + 4ull * len;
+        for (int k = 0; k < parts; k++) { /* the attention mask, then the role mask */
+            uint64_t at = 8 + 4ull * len + (uint64_t)k * len;
+            const char *what = k == 0 && (flags & CAL_ROW_MASK) ? "mask" : "role";
             for (uint32_t i = 0; i < len; i++)
-                if (m[i] > 1) FAIL(off + 8 + 4ull * len + i, "ROW mask value %u is not 0 or 1", m[i]);
+                if (p[at + i] > 1) FAIL(off + at + i, "ROW %s value %u is not 0 or 1", what, p[at + i]);
         }
         return 0;
     }

@@ -50,6 +50,7 @@ cal_row_view cal_row(const cal_rec *r) {
     v.flags = cal_ld32(r->payload + 4);
     v.ids = r->payload + 8;
     v.mask = (v.flags & CAL_ROW_MASK) ? v.ids + 4 * (size_t)v.len : NULL;
+    v.role = (v.flags & CAL_ROW_ROLE) ? v.ids + 4 * (size_t)v.len + (v.mask ? v.len : 0) : NULL;
     return v;
 }
 

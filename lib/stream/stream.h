@@ -44,7 +44,7 @@
 typedef enum {
     CAL_TEXT = 1,    /* UTF-8 document */
     CAL_TOKENS = 2,  /* u32 ids, any length */
-    CAL_ROW = 3,     /* u32 len, u32 flags, len u32 ids, [len u8 mask] */
+    CAL_ROW = 3,     /* u32 len, u32 flags, len u32 ids, [len u8 mask], [len u8 role] */
     CAL_VECTORS = 4, /* u32 n, u32 d, u8 dtype, 3 zero bytes, u32 zero, n*d values */
     CAL_END = 5      /* u64 record count of the segment; closes it. Written by the
                       * writer, consumed by the reader (never returned): a stream
@@ -54,6 +54,8 @@ typedef enum {
 /* ROW flags */
 #define CAL_ROW_NOISE 1u  /* a noise row: ids meaningless (0), exported as -1 */
 #define CAL_ROW_MASK 2u   /* an attention mask of len bytes (0/1) follows the ids */
+#define CAL_ROW_ROLE 4u   /* a role mask of len bytes (0/1: 1 where the token is the
+                           * assistant's output) follows the ids and attention mask */
 
 #define CAL_VEC_HEAD 16
 
@@ -133,6 +135,7 @@ typedef struct {
     uint32_t len, flags;
     const uint8_t *ids;   /* len little-endian u32 */
     const uint8_t *mask;  /* len bytes, or NULL */
+    const uint8_t *role;  /* len bytes (1: assistant output), or NULL */
 } cal_row_view;
 cal_row_view cal_row(const cal_rec *r);
 
@@ -194,6 +197,10 @@ void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint3
 /* mask may be NULL (no mask stored). */
 void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,
                    const uint8_t *mask, uint32_t len, uint32_t flags);
+/* The same with a role mask (len bytes, nonzero where the token is the
+ * assistant's output), or NULL for none (then as cal_write_row). */
+void cal_write_row_role(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, const uint8_t *mask,
+                        const uint8_t *role, uint32_t len, uint32_t flags);
 void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n, uint32_t d,
                        int dtype, const void *data);
 /* Generic record with a ready payload (label length given explicitly). */

@@ -255,23 +255,35 @@ void cal_write_encoded(cal_writer *w, const void *recs, size_t n, uint64_t nrecs
 
 void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,
                    const uint8_t *mask, uint32_t len, uint32_t flags) {
+    cal_write_row_role(w, label, id, ids, mask, NULL, len, flags);
+}
+
+/* len bytes of v as 0/1 (a new buffer), or NULL. */
+static uint8_t *bits01(const uint8_t *v, uint32_t len) {
+    if (!v) return NULL;
+    uint8_t *m = cal_xmalloc(len ? len : 1);
+    for (uint32_t i = 0; i < len; i++) m[i] = v[i] ? 1 : 0;
+    return m;
+}
+
+void cal_write_row_role(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, const uint8_t *mask,
+                        const uint8_t *role, uint32_t len, uint32_t flags) {
     flags &= CAL_ROW_NOISE;
     if (mask) flags |= CAL_ROW_MASK;
-    if (len > (CAL_MAX_PAYLOAD - 8) / 5)
-        writer_die(w, "ROW record %016llx of %u ids exceeds the limit of %u", (unsigned long long)id, len,
-                   (CAL_MAX_PAYLOAD - 8) / 5);
-    uint8_t head[8], *m = NULL;
+    if (role) flags |= CAL_ROW_ROLE;
+    uint32_t limit = (CAL_MAX_PAYLOAD - 8) / (role ? 6 : 5);
+    if (len > limit)
+        writer_die(w, "ROW record %016llx of %u ids exceeds the limit of %u", (unsigned long long)id, len, limit);
+    uint8_t head[8], *m = bits01(mask, len), *ro = bits01(role, len);
     cal_buf tmp = {0};
     cal_st32(head, len);
     cal_st32(head + 4, flags);
-    if (mask) { /* stored as 0/1 */
-        m = cal_xmalloc(len ? len : 1);
-        for (uint32_t i = 0; i < len; i++) m[i] = mask[i] ? 1 : 0;
-    }
     /* The parts go straight into the output buffer: no copy of the row (ids
      * may be NULL when len is 0: a part of 0 bytes is never read). */
-    part pp[3] = {{head, 8}, {len ? le_ids(ids, len, &tmp) : NULL, 4 * (size_t)len}, {m, mask ? len : 0}};
-    write_parts(w, CAL_ROW, 0, label, strlen(label), id, pp, 3);
+    part pp[4] = {{head, 8}, {len ? le_ids(ids, len, &tmp) : NULL, 4 * (size_t)len}, {m, mask ? len : 0},
+                  {ro, role ? len : 0}};
+    write_parts(w, CAL_ROW, 0, label, strlen(label), id, pp, 4);
+    free(ro);
     cal_buf_free(&tmp);
     free(m);
 }

@@ -21,7 +21,7 @@
 #include "tok/tokenizer.h"
 
 enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT };
-enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS };
+enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS, O_BATCH };
 static const cal_opt opts[] = {
     {0, "json", NULL, CAL_STAGE, "print the header and each record as one JSON object\nper line", O_JSON},
     {0, "text", NULL, CAL_STAGE, "print the text of TEXT records, each ending in a\nnewline", O_TEXT},
@@ -29,6 +29,7 @@ static const cal_opt opts[] = {
     {0, "pass", NULL, CAL_STAGE, "verify and copy the stream unchanged to standard\noutput", O_PASS},
     {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy (+ .mask.npy), .npz, .jsonl; or\n"
      "copy the stream to OUT.cal", 0},
+    {0, "batch", "N", 0, "with -o .safetensors, .npz or .jsonl: rows in batches\nof N, each padded to its longest row (GPTQModel's\ncollate_data)", O_BATCH},
     {0, "import", "FILE", CAL_STAGE, "read a .safetensors, .npy or .jsonl file of rows and\n"
      "write it as a cal-stream of ROW records (stdout or\n-o OUT.cal)", O_IMPORT},
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "decode TOKENS and ROW records with TOKENIZER (a\n"
@@ -52,6 +53,7 @@ typedef struct {
     cal_rf_type out_type;
     const char *tokenizer;
     cal_tok *tok; /* -t: decodes TOKENS and ROW records */
+    uint64_t batch; /* --batch */
 } options;
 
 static void parse_args(options *o, cal_args *a, int argc, char **argv) {
@@ -67,6 +69,7 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
         case 't': o->tokenizer = a->val; break;
         case 'v': o->verbose = 1; break;
         case O_PROGRESS: o->progress = 1; break;
+        case O_BATCH: o->batch = cal_parse_u64(a->name, a->val, 1, UINT32_MAX); break;
         }
     if (nmode > 1) cal_usage_error("--json, --text, --check, --pass and -o exclude each other");
     if (o->out) {
@@ -75,6 +78,8 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
         if (o->out_type == CAL_RF_NONE && !(n >= 4 && !strcmp(o->out + n - 4, ".cal")) && strcmp(o->out, "-"))
             cal_usage_error("-o %s: the name must end in .safetensors, .npy, .npz, .jsonl or .cal", o->out);
     }
+    if (o->batch && (o->import || o->out_type == CAL_RF_NONE || o->out_type == CAL_RF_NPY))
+        cal_usage_error("--batch goes with -o OUT.safetensors, OUT.npz or OUT.jsonl");
     if (o->tokenizer && o->mode != M_SUMMARY && o->mode != M_JSON && o->mode != M_TEXT)
         cal_usage_error("-t decodes for printing: use it alone, with --json or with --text");
     if (o->import) {
@@ -316,6 +321,7 @@ int main(int argc, char **argv) {
     int stream_out = o.mode == M_PASS || (o.mode == M_OUTPUT && o.out_type == CAL_RF_NONE);
     cal_writer *w = stream_out ? cal_writer_open(o.mode == M_PASS ? "-" : o.out) : NULL;
     cal_rowset *rows = o.mode == M_OUTPUT && o.out_type != CAL_RF_NONE ? cal_rowset_new(o.out_type) : NULL;
+    if (rows && o.batch) cal_rowset_batch(rows, o.batch);
     cal_file *out = (o.mode == M_SUMMARY || o.mode == M_JSON || o.mode == M_TEXT || o.mode == M_CHECK)
                         ? cal_file_create("-") : NULL;
     cal_meta all = {0};

@@ -127,11 +127,15 @@ int cal_pack_stratify(cal_packer *p, char *err, size_t errlen) {
     return rc;
 }
 
-/* The sort key of document i: its length as a row can hold it. */
+/* The sort key of document i: the length of its row's real tokens (BOS and
+ * EOS of every row counted, as the peers sort rows they tokenized with
+ * them), as a row can hold it. */
 static const cal_packer *sort_p;
 static int by_len(const void *a, const void *b) {
     const size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    size_t li = sort_p->store.docs[i].len, lj = sort_p->store.docs[j].len, cap = sort_p->o.len;
+    int bos = sort_p->o.bos == CAL_POL_ROW || sort_p->o.bos == CAL_POL_DOC;
+    int eos = sort_p->o.eos == CAL_POL_ROW || sort_p->o.eos == CAL_POL_DOC;
+    size_t li = sort_p->store.docs[i].len + bos + eos, lj = sort_p->store.docs[j].len + bos + eos, cap = sort_p->o.len;
     if (li > cap) li = cap;
     if (lj > cap) lj = cap;
     if (li != lj) return (li < lj) == (sort_p->o.sort == 1) ? -1 : 1;

@@ -245,7 +245,7 @@ static json_t *parse_var(const char *kv, char *err, size_t errlen) {
         cal_errf(err, errlen, "--chat-var '%s': not KEY=JSON (e.g. enable_thinking=false)", kv);
         return NULL;
     }
-    static const char *const fixed[] = {"messages", "tools", "documents", "add_generation_prompt"};
+    static const char *const fixed[] = {"messages", "tools", "add_generation_prompt"};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
         if (strlen(fixed[i]) == (size_t)(eq - kv) && !memcmp(kv, fixed[i], (size_t)(eq - kv))) {
             cal_errf(err, errlen, "--chat-var '%s': %s is set by cal-read itself", kv, fixed[i]);
@@ -292,7 +292,7 @@ cal_chat_render *cal_chat_render_open(const cal_chat_spec *spec, char *err, size
     free_list(extra);
     if (!rc) rc = choose(c, spec->name, err, errlen);
     for (size_t i = 0; !rc && i < spec->nvars; i++) rc = set_var(c, spec->vars[i], err, errlen);
-    json_object_set_new(c->base, "documents", json_null());
+    if (!json_object_get(c->base, "documents")) json_object_set_new(c->base, "documents", json_null());
     json_object_set_new(c->base, "add_generation_prompt", json_boolean(spec->add_generation_prompt));
     if (spec->system) c->system = json_pack("{s:s,s:s%}", "role", "system", "content", spec->system, strlen(spec->system));
     c->retry = spec->retry_without_system;
@@ -342,6 +342,8 @@ int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const
     if (tools && !json_is_null(tools) && !json_is_array(tools))
         return cal_errf(err, errlen, "'tools' is not a list");
     int has_tools = tools && json_is_array(tools);
+    const json_t *docs = json_is_object(record) ? json_object_get(record, "documents") : NULL;
+    if (docs && !json_is_null(docs) && !json_is_array(docs)) return cal_errf(err, errlen, "'documents' is not a list");
     const cal_jinja *t = c->fixed ? c->fixed : has_tools && c->tool_use ? c->tool_use : c->dflt;
     if (!t) return cal_errf(err, errlen, "the model has several chat templates and none named default%s",
                          has_tools ? " or tool_use" : " (use --chat-template-name)");
@@ -349,6 +351,7 @@ int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const
     if (c->system && !is_role(json_array_get(m, 0), "system")) json_array_insert(m, 0, c->system);
     json_object_set_new(vars, "messages", m);
     json_object_set_new(vars, "tools", has_tools ? json_incref((json_t *)tools) : json_null());
+    if (docs) json_object_set(vars, "documents", (json_t *)docs); /* the record's, over --chat-var's */
     out->n = 0;
     int rc = cal_jinja_render(t, vars, &c->opts, out, err, errlen);
     if (rc && c->retry) { /* auto-round: again without the system turns */

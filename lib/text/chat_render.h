@@ -33,8 +33,8 @@ typedef struct {
 
 /* Finds and loads the template of spec->model (spec->vars are set after the
  * special tokens, so they override them as keyword arguments do; messages,
- * tools, documents and add_generation_prompt are refused, as Python refuses
- * a keyword given twice): a folder (its
+ * tools and add_generation_prompt are refused, as Python refuses a keyword
+ * given twice; documents is the default of records without their own): a folder (its
  * chat_template.jinja, else the chat_template of its tokenizer_config.json;
  * with additional_chat_templates/NAME.jinja files, the templates are named:
  * NAME, and "default" for chat_template.jinja or a default.jinja there,
@@ -53,7 +53,8 @@ const char *cal_chat_render_source(const cal_chat_render *c);
 /* Renders a record: msgs is its "messages" (OpenAI: role, content,
  * tool_calls, ...) or "conversations" (ShareGPT from/value, mapped to
  * role/content with human -> user, gpt -> assistant); record is the whole
- * record, whose "tools" (a list, or absent/null) is passed on. With
+ * record, whose "tools" and "documents" (lists, or absent/null; documents
+ * absent: --chat-var's, else null) are passed on. With
  * spec->system, a {"role": "system", "content": SYSTEM} turn goes first
  * unless the first message is a system turn (llm-compressor's ultrachat
  * preprocessing inserts an empty one so). Writes the text into out

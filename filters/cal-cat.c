@@ -138,18 +138,28 @@ static void decoded_preview(cal_buf *b, const cal_tok *tok, const cal_rec *r) {
     cal_buf_free(&t);
 }
 
+static size_t ones(const uint8_t *v, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += v[i] != 0;
+    return k;
+}
+
 static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addf(b, "%s %.*s %016llx", cal_kind_name(r->kind), (int)r->label_len, r->label,
                  (unsigned long long)r->id);
     switch (r->kind) {
     case CAL_TEXT: {
-        cal_buf_addf(b, " len=%zu%s ", r->payload_len, (r->flags & CAL_TEXT_CHAT) ? " chat" : "");
-        text_preview(b, (const char *)r->payload, r->payload_len);
+        cal_text_view t = cal_text(r);
+        cal_buf_addf(b, " len=%zu%s", t.n, (r->flags & CAL_TEXT_CHAT) ? " chat" : "");
+        if (t.spans) cal_buf_addf(b, " spans=%u", t.nspans);
+        cal_buf_addc(b, ' ');
+        text_preview(b, t.text, t.n);
         break;
     }
     case CAL_TOKENS:
-        cal_buf_addf(b, " len=%zu", r->payload_len / 4);
-        ids_preview(b, r->payload, r->payload_len / 4);
+        cal_buf_addf(b, " len=%zu", cal_tokens_len(r));
+        if (cal_tokens_role(r)) cal_buf_addf(b, " role(%zu assistant)", ones(cal_tokens_role(r), cal_tokens_len(r)));
+        ids_preview(b, r->payload, cal_tokens_len(r));
         if (tok) decoded_preview(b, tok, r);
         break;
     case CAL_ROW: {
@@ -161,6 +171,7 @@ static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
             for (uint32_t i = 0; i < v.len; i++) pad += !v.mask[i];
             cal_buf_addf(b, " mask(%u padded)", pad);
         }
+        if (v.role) cal_buf_addf(b, " role(%zu assistant)", ones(v.role, v.len));
         if (!(v.flags & CAL_ROW_NOISE)) ids_preview(b, v.ids, v.len);
         if (tok && !(v.flags & CAL_ROW_NOISE)) decoded_preview(b, tok, r);
         break;
@@ -177,6 +188,12 @@ static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addc(b, '\n');
 }
 
+static void json_bytes(cal_buf *b, const char *key, const uint8_t *v, size_t n) {
+    cal_buf_addf(b, ",\"%s\":[", key);
+    for (size_t i = 0; i < n; i++) cal_buf_addf(b, i ? ",%u" : "%u", v[i]);
+    cal_buf_addc(b, ']');
+}
+
 static void json_ids(cal_buf *b, const char *key, const uint8_t *ids, size_t n) {
     cal_buf_addf(b, ",\"%s\":[", key);
     for (size_t i = 0; i < n; i++) cal_buf_addf(b, i ? ",%u" : "%u", cal_ld32(ids + 4 * i));
@@ -189,23 +206,29 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_json_put_str(b, r->label, r->label_len);
     cal_buf_addf(b, ",\"id\":\"%016llx\"", (unsigned long long)r->id);
     switch (r->kind) {
-    case CAL_TEXT:
-        cal_buf_addf(b, ",\"len\":%zu%s,\"text\":", r->payload_len, (r->flags & CAL_TEXT_CHAT) ? ",\"chat\":true" : "");
-        cal_json_put_str(b, (const char *)r->payload, r->payload_len);
+    case CAL_TEXT: {
+        cal_text_view t = cal_text(r);
+        cal_buf_addf(b, ",\"len\":%zu%s,\"text\":", t.n, (r->flags & CAL_TEXT_CHAT) ? ",\"chat\":true" : "");
+        cal_json_put_str(b, t.text, t.n);
+        if (t.spans) {
+            cal_buf_add(b, ",\"spans\":[", 10);
+            for (uint32_t i = 0; i < t.nspans; i++)
+                cal_buf_addf(b, "%s[%u,%u]", i ? "," : "", cal_ld32(t.spans + 8 * i), cal_ld32(t.spans + 8 * i + 4));
+            cal_buf_addc(b, ']');
+        }
         break;
+    }
     case CAL_TOKENS:
-        cal_buf_addf(b, ",\"len\":%zu", r->payload_len / 4);
-        json_ids(b, "ids", r->payload, r->payload_len / 4);
+        cal_buf_addf(b, ",\"len\":%zu", cal_tokens_len(r));
+        json_ids(b, "ids", r->payload, cal_tokens_len(r));
+        if (cal_tokens_role(r)) json_bytes(b, "role", cal_tokens_role(r), cal_tokens_len(r));
         break;
     case CAL_ROW: {
         cal_row_view v = cal_row(r);
         cal_buf_addf(b, ",\"len\":%u,\"noise\":%s", v.len, (v.flags & CAL_ROW_NOISE) ? "true" : "false");
         json_ids(b, "ids", v.ids, v.len);
-        if (v.mask) {
-            cal_buf_add(b, ",\"mask\":[", 9);
-            for (uint32_t i = 0; i < v.len; i++) cal_buf_addf(b, i ? ",%u" : "%u", v.mask[i]);
-            cal_buf_addc(b, ']');
-        }
+        if (v.mask) json_bytes(b, "mask", v.mask, v.len);
+        if (v.role) json_bytes(b, "role", v.role, v.len);
         break;
     }
     case CAL_VECTORS: {
@@ -364,8 +387,9 @@ int main(int argc, char **argv) {
             case M_JSON: json_line(&b, &rec, o.tok); break;
             case M_TEXT:
                 if (rec.kind == CAL_TEXT) {
-                    cal_file_write(out, rec.payload, rec.payload_len);
-                    if (!rec.payload_len || rec.payload[rec.payload_len - 1] != '\n') cal_file_write(out, "\n", 1);
+                    cal_text_view t = cal_text(&rec);
+                    cal_file_write(out, t.text, t.n);
+                    if (!t.n || t.text[t.n - 1] != '\n') cal_file_write(out, "\n", 1);
                 } else if (o.tok && (rec.kind == CAL_TOKENS || rec.kind == CAL_ROW)) {
                     decoded(&b, o.tok, &rec);
                     if (!b.n || b.p[b.n - 1] != '\n') cal_buf_addc(&b, '\n');

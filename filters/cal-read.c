@@ -28,7 +28,7 @@
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
        O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
-       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR, O_AS_USER, O_SYSTEM, O_RETRY_NO_SYSTEM };
+       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR, O_AS_USER, O_SYSTEM, O_RETRY_NO_SYSTEM, O_ASSISTANT_MASK };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
      "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, json, csv, tsv, parquet (default:\nfrom the name and the first bytes)",
@@ -52,6 +52,8 @@ static const cal_opt opts[] = {
      "ultrachat), unless a conversation starts with one", O_SYSTEM},
     {0, "retry-without-system", NULL, CAL_STAGE, "--chat: a conversation the template refuses is rendered\n"
      "again without its system turns (auto-round; counted)", O_RETRY_NO_SYSTEM},
+    {0, "assistant-mask", NULL, CAL_STAGE, "--chat: records carry the spans of the assistant's\n"
+     "output ({% generation %} blocks, else its turns), for\nlabels and loss masks downstream", O_ASSISTANT_MASK},
     {0, "chat-var", "KEY=JSON", CAL_STAGE, "--chat: one more template variable, as a keyword\nargument of apply_chat_template (repeatable), e.g.\nenable_thinking=false", O_CHAT_VAR},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
@@ -108,12 +110,18 @@ static const char **chat_vars; /* --chat-var, in order */
 static struct tm date;
 static const cal_chat_render *R; /* --chat */
 static int as_user;               /* --as-user */
+static int assistant_mask;        /* --assistant-mask */
 static cal_buf rendered;          /* a text as a user turn */
 static const char *label; /* of the source being read */
 static int done;          /* -n reached */
 
+static const cal_doc *cur_doc; /* --assistant-mask: the document whose spans the text has */
+
 static void write_doc(const char *lab, uint64_t id, const char *p, size_t n, unsigned flags) {
-    if (!J.sep) cal_write_text_flags(W, lab, id, p, n, flags);
+    if (assistant_mask && (flags & CAL_TEXT_CHAT)) /* the spans of the rendered conversation (none: --as-user) */
+        cal_write_text_spans(W, lab, id, p, n, flags, cur_doc && cur_doc->spans ? cur_doc->spans : NULL,
+                             cur_doc ? cur_doc->nspans : 0);
+    else if (!J.sep) cal_write_text_flags(W, lab, id, p, n, flags);
     else if (join_flags &= flags, cal_join_add(&J, lab, p, n) < 0)
         cal_die("--join: the joined text exceeds the record limit (%u bytes)", CAL_MAX_PAYLOAD);
     st.docs++, st.bytes += n;
@@ -135,6 +143,10 @@ static void keep(const cal_doc *d, const char *p, size_t n) {
         }
         F.json.retried += k == 1;
         p = rendered.p ? rendered.p : "", n = rendered.n, chat = 1;
+        cur_doc = NULL; /* a user turn: no assistant output */
+    } else {
+        cur_doc = d;
+        if (assistant_mask && (p != d->text || n != d->n)) cal_die("internal error: --assistant-mask on a changed text");
     }
     if (n > CAL_MAX_PAYLOAD)
         cal_die_at(d->file, d->off, "a document of %zu bytes exceeds the record limit (%u bytes)", n, CAL_MAX_PAYLOAD);
@@ -206,6 +218,8 @@ static void chat_report(int template_given) {
     cal_drops_note(&d, "records", "refused by the chat template (--skip-bad)", F.bad, 0, NULL);
     cal_drops_note(&d, "records", "skipped by --skip-bad: not conversations (--chat)", F.nochat, 0, NULL);
     cal_drops_note(&d, "conversations", "rendered without their system turns (--retry-without-system)", F.json.retried, 0,
+                   NULL);
+    cal_drops_note(&d, "assistant turns", "left out of the mask (not found by rendering up to them)", F.json.lost_turns, 0,
                    NULL);
     cal_drops_report(&d, NULL);
     for (int k = 0; k < 2; k++)
@@ -291,6 +305,7 @@ int main(int argc, char **argv) {
         case O_AS_USER: as_user = F.json.as_user = 1; break;
         case O_SYSTEM: chat.system = a.val; break;
         case O_RETRY_NO_SYSTEM: chat.retry_without_system = 1; break;
+        case O_ASSISTANT_MASK: assistant_mask = F.json.want_spans = 1; break;
         case O_CHAT_VAR:
             if (cal_chat_var_check(a.val, ferr, sizeof ferr)) cal_usage_error("%s", ferr);
             chat_vars = cal_xrealloc(chat_vars, (chat.nvars + 1) * sizeof *chat_vars);
@@ -312,6 +327,10 @@ int main(int argc, char **argv) {
                         chat.system || chat.retry_without_system))
         cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date, --skip-bad, --as-user, "
                         "--system and --retry-without-system go with --chat");
+    if (assistant_mask && !chat.model) cal_usage_error("--assistant-mask goes with --chat");
+    if (assistant_mask && (H.nfc || H.crlf || opt.strip || opt.lines || opt.max_chars || J.sep || opt.sampling))
+        cal_usage_error("--assistant-mask keeps the rendered text as it is: not with --nfc, --crlf, --strip, --lines, "
+                        "--max-chars, --join or --sample");
     if (chat.model && (cal_args_given(&a, O_TEMPLATE) || (fmt && !as_user)))
         cal_usage_error("--chat renders chat records (not with --template, nor a template --field without --as-user)");
     char err[1024];

@@ -191,8 +191,19 @@ void cal_write_rec(cal_writer *w, int kind, const char *label, size_t label_len,
 
 void cal_write_rec_flags(cal_writer *w, int kind, unsigned flags, const char *label, size_t label_len, uint64_t id,
                          const void *payload, size_t payload_len) {
-    write_rec2(w, kind, kind == CAL_TEXT ? flags & CAL_TEXT_CHAT : 0, label, label_len, id, payload, payload_len,
-               NULL, 0);
+    unsigned keep = kind == CAL_TEXT ? CAL_TEXT_CHAT | CAL_TEXT_SPANS : kind == CAL_TOKENS ? CAL_TOKENS_ROLE : 0;
+    write_rec2(w, kind, flags & keep, label, label_len, id, payload, payload_len, NULL, 0);
+}
+
+void cal_write_text_spans(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len, unsigned flags,
+                          const uint32_t *spans, size_t nspans) {
+    cal_buf t = {0};
+    cal_buf_reserve(&t, 8 * nspans + 4);
+    for (size_t i = 0; i < 2 * nspans; i++) cal_st32((uint8_t *)t.p + 4 * i, spans[i]);
+    cal_st32((uint8_t *)t.p + 8 * nspans, (uint32_t)nspans);
+    write_rec2(w, CAL_TEXT, (flags & CAL_TEXT_CHAT) | CAL_TEXT_SPANS, label, strlen(label), id, text, len, t.p,
+               8 * nspans + 4);
+    cal_buf_free(&t);
 }
 
 void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len) {
@@ -234,11 +245,27 @@ void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint3
 
 int cal_encode_tokens(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids, size_t n,
                       char *err, size_t errlen) {
+    return cal_encode_tokens_role(out, label, llen, id, ids, NULL, n, err, errlen);
+}
+
+int cal_encode_tokens_role(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids,
+                           const uint8_t *role, size_t n, char *err, size_t errlen) {
     if (cal_label_check(label, llen, err, errlen) || too_many_ids(id, n, err, errlen)) return -1;
+    if (role && n > CAL_MAX_PAYLOAD / 5)
+        return cal_errf(err, errlen, "TOKENS record %016llx of %zu ids and a role mask exceeds the limit of %u",
+                        (unsigned long long)id, n, CAL_MAX_PAYLOAD / 5);
     cal_buf tmp = {0};
-    part pp = {le_ids(ids, n, &tmp), 4 * n};
-    cal_buf_reserve(out, out->n + CAL_REC_HEAD + llen + pp.n + 8);
-    out->n += rec_assemble((uint8_t *)out->p + out->n, CAL_TOKENS, 0, label, llen, id, &pp, 1, pp.n);
+    uint8_t *r01 = NULL;
+    if (role) {
+        r01 = cal_xmalloc(n ? n : 1);
+        for (size_t i = 0; i < n; i++) r01[i] = role[i] ? 1 : 0;
+    }
+    part pp[2] = {{le_ids(ids, n, &tmp), 4 * n}, {r01, role ? n : 0}};
+    size_t plen = pp[0].n + pp[1].n;
+    cal_buf_reserve(out, out->n + CAL_REC_HEAD + llen + plen + 8);
+    out->n += rec_assemble((uint8_t *)out->p + out->n, CAL_TOKENS, role ? CAL_TOKENS_ROLE : 0, label, llen, id, pp, 2,
+                           plen);
+    free(r01);
     cal_buf_free(&tmp);
     return 0;
 }

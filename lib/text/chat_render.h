@@ -66,6 +66,16 @@ const char *cal_chat_render_source(const cal_chat_render *c);
 int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
                            char *err, size_t errlen);
 
+/* cal_chat_render_record, also appending to spans the byte spans of out
+ * that are the assistant's output, as u32 pairs (start, end) in native byte
+ * order: the {% generation %} blocks of a template that has them (as
+ * transformers' return_assistant_tokens_mask takes them), else each
+ * assistant turn found by rendering the conversation up to it (with the
+ * generation prompt) and through it: the turn's text and its end-of-turn
+ * tokens. Assistant turns not found so are counted in *lost. */
+int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
+                          cal_buf *spans, uint64_t *lost, char *err, size_t errlen);
+
 /* Text as a user turn (cal-read --as-user): the messages [{"role": "system",
  * "content": spec->system} when set, {"role": "user", "content": text}],
  * rendered as cal_chat_render_record renders them (auto-round's

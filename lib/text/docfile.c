@@ -38,6 +38,8 @@ static int deliver(cal_docfile *r, int got, cal_doc *d, const char *where, size_
         cal_die_at(d->file, d->off + pos, "%s: %s", where, err);
     }
     d->chat = r->json.chat;
+    d->spans = d->chat && r->json.want_spans ? (const uint32_t *)(const void *)r->json.spans.p : NULL;
+    d->nspans = d->spans ? r->json.spans.n / 8 : 0;
     return got > 0 ? fn(ctx, d) : 0;
 }
 
@@ -58,7 +60,7 @@ static int read_pq_rows(cal_docfile *r, const char *path, const char *field, cal
     free(cols);
     cal_buf_free(&names);
     if (!q) cal_die("%s: %s", path, err);
-    cal_doc d = {path, NULL, 0, 0, 0, 0};
+    cal_doc d = {path, NULL, 0, 0, 0, 0, NULL, 0};
     json_t *row;
     int got, stop = 0;
     uint64_t nulls = r->json.nulls;
@@ -91,7 +93,7 @@ static int read_parquet(cal_docfile *r, const char *path, const char *field, cal
     }
     cal_pq *q = cal_pq_open(path, field, err, sizeof err);
     if (!q) cal_die("%s: %s", path, err);
-    cal_doc d = {path, NULL, 0, 0, 0, 0};
+    cal_doc d = {path, NULL, 0, 0, 0, 0, NULL, 0};
     const uint8_t *p;
     int got, stop = 0;
     while (!stop && (got = cal_pq_next(q, &p, &d.n, &d.off, err, sizeof err)) == 1) {
@@ -106,7 +108,7 @@ static int read_parquet(cal_docfile *r, const char *path, const char *field, cal
 
 static int read_jsonl(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
     cal_buf line = {0};
-    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0};
+    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0, NULL, 0};
     uint64_t nulls = r->json.nulls, lineno = 0;
     int stop = 0, got;
     cal_insrc_skip_bom(s);
@@ -170,7 +172,7 @@ static int lone_object(cal_docfile *r, const char *p, size_t n, cal_doc *d, cal_
  * values, each a record as a line of JSON Lines is (io/jsonsplit.h). */
 static int read_json(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
     cal_jsonsplit *js = cal_jsonsplit_new(s, r->max);
-    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0};
+    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0, NULL, 0};
     uint64_t nulls = r->json.nulls;
     const char *p;
     size_t n;
@@ -207,7 +209,7 @@ static json_t *csv_string(cal_docfile *r, const char *p, size_t n, const char *f
  * csv.DictReader fills them; a long row is an error, as in pandas), read as JSON Lines records are (--field, templates, chats). */
 static int read_csv(cal_docfile *r, cal_insrc *s, char delim, cal_doc_fn fn, void *ctx) {
     cal_csv *c = cal_csv_new(s, delim, r->max);
-    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0};
+    cal_doc d = {cal_insrc_name(s), NULL, 0, 0, 0, 0, NULL, 0};
     size_t nf;
     const char *const *f;
     const size_t *len;

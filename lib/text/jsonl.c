@@ -111,6 +111,7 @@ static int join_strings(const json_t *v, cal_buf *out) {
 
 int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t *tn, char *err, size_t errlen) {
     const char *field = j->field;
+    j->spans.n = 0;
     int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
     j->chat = 0;
     if (j->fmt) {
@@ -132,7 +133,9 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
         cal_buf_add(&j->str, json_string_value(v), json_string_length(v));
         *text = j->str.p, *tn = j->str.n;
     } else if (json_is_array(v) && chat_name && j->render) {
-        int k = cal_chat_render_record(j->render, root, v, &j->chat_text, err, errlen);
+        j->spans.n = 0;
+        int k = cal_chat_render_spans(j->render, root, v, &j->chat_text, j->want_spans ? &j->spans : NULL,
+                                      &j->lost_turns, err, errlen);
         if (k >= 0) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n, j->chat = 1;
         else r = -2;
         j->retried += k == 1;
@@ -168,4 +171,5 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
 
 void cal_jsonl_free(cal_jsonl *j) {
     cal_buf_free(&j->str), cal_buf_free(&j->chat_text), cal_buf_free(&j->fix), cal_buf_free(&j->esc);
+    cal_buf_free(&j->spans);
 }

@@ -28,6 +28,9 @@ typedef struct {
     int as_user;        /* --as-user: text records are wanted with render (no -3) */
     uint64_t plain_chats; /* chats laid out in the plain layout (no --chat) */
     uint64_t retried;   /* chats rendered only without their system turns */
+    int want_spans;     /* --assistant-mask: render with the assistant's spans */
+    cal_buf spans;      /* the last chat's spans (u32 pairs), when want_spans */
+    uint64_t lost_turns; /* assistant turns whose span was not found */
     cal_buf str, chat_text, fix, esc; /* scratch */
 } cal_jsonl;
 

@@ -33,7 +33,7 @@ int main(void) {
     for (int c = 0; c < 0x20; c++) ctl[cn++] = (char)c, ctl[cn++] = 'a';
     ctl[cn++] = 0x7f;
     for (int c = 0x80; c < 0xa0; c++) ctl[cn++] = (char)0xC2, ctl[cn++] = (char)c;
-    cal_doc d = {"f", ctl, cn, 100, 1, 0};
+    cal_doc d = {"f", ctl, cn, 100, 1, 0, NULL, 0};
     size_t n;
     const char *t = cal_hygiene_apply(&H, &d, &n);
     CHECK(t == ctl && n == cn && H.replaced == 0, "NUL, C0, DEL and C1 controls pass untouched (no copy)");

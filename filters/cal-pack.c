@@ -77,7 +77,7 @@ typedef struct {
 
 static void put_row(void *ctx, const cal_row_out *r) {
     sink_ctx *x = ctx;
-    cal_write_row(x->w, r->label, r->id, r->ids, r->mask, r->len, r->flags | (r->mask ? CAL_ROW_MASK : 0));
+    cal_write_row_role(x->w, r->label, r->id, r->ids, r->mask, r->role, r->len, r->flags);
     x->rows++;
     cal_progress_tick(&x->progress, x->rows, x->rows * r->len * 4);
 }
@@ -172,7 +172,7 @@ int main(int argc, char **argv) {
         if (rec.kind != CAL_TOKENS)
             cal_reader_die(r, &rec, "expected TOKENS records, got %s", cal_kind_name(rec.kind));
         cal_rec_ids(&rec, &t);
-        cal_packer_add(p, t.v, t.n, rec.id, rec.label, rec.label_len);
+        cal_packer_add_role(p, t.v, cal_tokens_role(&rec), t.n, rec.id, rec.label, rec.label_len);
     }
     if (cal_packer_finish(p, err, sizeof err)) cal_die("%s: %s", name, err);
     cal_pack_synthetic(o.len, o.rng, o.seed, random_rows, vocab > 0 ? (uint64_t)vocab : 1, noise_rows, put_row, &out_ctx);

@@ -99,6 +99,7 @@ cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx)
     snprintf(why, sizeof why, "by --max-repeat %llu", (unsigned long long)o->max_repeat);
     cal_drops_reason(&p->st.drops, why);
     cal_drops_reason(&p->st.drops, "as empty rows (--pad none)");
+    cal_drops_reason(&p->st.drops, "from the role masks (kept by --mode doc without --sort/--stratify)");
     return p;
 }
 
@@ -113,6 +114,7 @@ void cal_packer_free(cal_packer *p) {
     if (!p) return;
     free(p->ids);
     free(p->mask);
+    free(p->rrole);
     cal_ids_free(&p->doc);
     cal_ids_free(&p->art);
     cal_docstore_free(&p->store);
@@ -217,6 +219,15 @@ static void article_feed(cal_packer *p, const uint32_t *ids, size_t n, uint64_t 
 /* ---- input and end -------------------------------------------------------- */
 void cal_packer_add(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id, const char *label,
                     size_t label_len) {
+    cal_packer_add_role(p, ids, NULL, n, id, label, label_len);
+}
+
+void cal_packer_add_role(cal_packer *p, const uint32_t *ids, const uint8_t *role, size_t n, uint64_t id,
+                         const char *label, size_t label_len) {
+    int keep_role = p->o.mode == CAL_PACK_DOC && !p->o.nstrata && !p->o.sort;
+    if (role && !keep_role) /* the modes that cut or store documents keep ids only */
+        cal_drops_count(&p->st.drops, CAL_DROP_ROLE, 1, 0);
+    p->role = keep_role ? role : NULL;
     p->st.docs++;
     p->st.tokens += n;
     int drop = n < p->o.min_tokens ? CAL_DROP_MIN : p->o.max_tokens && n > p->o.max_tokens ? CAL_DROP_MAX : -1;
@@ -294,12 +305,12 @@ void cal_pack_synthetic(uint32_t len, cal_rng_kind kind, uint64_t seed, uint64_t
     cal_anyrng_init(&rr, kind, seed, "random-rows");
     for (uint64_t r = 0; r < random; r++) {
         for (uint32_t i = 0; i < len; i++) ids[i] = (uint32_t)cal_anyrng_below(&rr, vocab);
-        cal_row_out row = {ids, NULL, len, 0, "random", cal_pack_row_id(len, 0x72616e646f6dULL, r)};
+        cal_row_out row = {ids, NULL, len, 0, "random", cal_pack_row_id(len, 0x72616e646f6dULL, r), NULL};
         sink(ctx, &row);
     }
     memset(ids, 0, (size_t)len * 4);
     for (uint64_t r = 0; r < noise; r++) {
-        cal_row_out row = {ids, NULL, len, CAL_ROW_NOISE, "noise", cal_pack_row_id(len, 0x6e6f697365ULL, r)};
+        cal_row_out row = {ids, NULL, len, CAL_ROW_NOISE, "noise", cal_pack_row_id(len, 0x6e6f697365ULL, r), NULL};
         sink(ctx, &row);
     }
     free(ids);

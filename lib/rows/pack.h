@@ -89,6 +89,12 @@ cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx)
 int cal_packer_wants(const cal_packer *p);
 void cal_packer_add(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id, const char *label,
                     size_t label_len);
+/* The same with the document's role mask (n bytes, 1: the assistant's
+ * output), or NULL: --mode doc (without --sort or --stratify) puts it in the
+ * row's role mask (0 for BOS, EOS and padding); the other modes leave it out
+ * and count the documents whose mask they left out. */
+void cal_packer_add_role(cal_packer *p, const uint32_t *ids, const uint8_t *role, size_t n, uint64_t id,
+                         const char *label, size_t label_len);
 /* End of input: makes the rows still owed (the last partial row, windows,
  * stratified draws). 0, or -1 with a one-line message in err when the input
  * is too short for -n rows (or, without -n, for any row) and allow_short

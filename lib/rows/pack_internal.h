@@ -11,7 +11,7 @@
 #include "stream/stream.h"
 
 /* the drop reasons, in the order cal_packer_new adds (and reports) them */
-enum { CAL_DROP_MIN, CAL_DROP_MAX, CAL_DROP_TRUNC, CAL_DROP_REST, CAL_DROP_TAIL, CAL_DROP_REPEAT, CAL_DROP_EMPTY };
+enum { CAL_DROP_MIN, CAL_DROP_MAX, CAL_DROP_TRUNC, CAL_DROP_REST, CAL_DROP_TAIL, CAL_DROP_REPEAT, CAL_DROP_EMPTY, CAL_DROP_ROLE };
 
 struct cal_packer {
     cal_pack_opts o;
@@ -29,6 +29,8 @@ struct cal_packer {
     cal_ids doc;             /* the current document, wrapped */
     cal_ids art;             /* article: whole documents of the row being built */
     cal_docstore store;      /* window, stratify, sort: every document */
+    const uint8_t *role;     /* doc: the current document's role mask, or NULL */
+    uint8_t *rrole;          /* doc: the row's role mask */
 };
 
 /* Row-level BOS/EOS under policy pol for data row r. */
@@ -38,6 +40,9 @@ uint64_t cal_pack_row_id(uint32_t len, uint64_t src, uint64_t off);
 void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const char *label, uint64_t id);
 /* The same for a row of len ids (--pad none: a document's own length). */
 void cal_pack_emit_len(cal_packer *p, const uint32_t *ids, uint32_t len, const char *label, uint64_t id);
+/* Either, with the row's role mask (or NULL). */
+void cal_pack_emit_role(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const uint8_t *role, uint32_t len,
+                        const char *label, uint64_t id);
 /* doc mode: one row from n ids, truncated, and padded unless --pad none. */
 void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, const char *label);
 /* window and stratify: rows drawn from p->store (pack_draw.c). 0, or -1

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/err.h"
 #include "base/num.h"
 #include "rows/pack_internal.h"
 
@@ -22,13 +23,16 @@ uint64_t cal_pack_row_id(uint32_t len, uint64_t src, uint64_t off) {
 }
 
 void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const char *label, uint64_t id) {
-    cal_row_out r = {ids, mask, p->o.len, 0, label, id};
-    p->sink(p->ctx, &r);
-    p->st.rows++;
+    cal_pack_emit_role(p, ids, mask, NULL, p->o.len, label, id);
 }
 
 void cal_pack_emit_len(cal_packer *p, const uint32_t *ids, uint32_t len, const char *label, uint64_t id) {
-    cal_row_out r = {ids, NULL, len, 0, label, id};
+    cal_pack_emit_role(p, ids, NULL, NULL, len, label, id);
+}
+
+void cal_pack_emit_role(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const uint8_t *role, uint32_t len,
+                        const char *label, uint64_t id) {
+    cal_row_out r = {ids, mask, len, 0, label, id, role};
     p->sink(p->ctx, &r);
     p->st.rows++;
 }
@@ -63,12 +67,17 @@ void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, 
     if (b) p->ids[at] = (uint32_t)p->o.bos_id;
     if (n) memcpy(p->ids + at + b, t + skip, n * 4);
     if (e) p->ids[at + b + n] = (uint32_t)p->o.eos_id;
+    if (p->role) { /* the document's role mask follows its tokens; BOS, EOS and padding are not output */
+        if (!p->rrole) p->rrole = cal_xmalloc((size_t)p->o.len + 1);
+        memset(p->rrole, 0, len);
+        if (n) memcpy(p->rrole + at + b, p->role + skip, n);
+    }
     /* auto-round: a row whose last token repeats through it is left out */
     if (repetitive(p->ids + at, real, p->o.max_repeat)) {
         cal_drops_count(&p->st.drops, CAL_DROP_REPEAT, 1, n0);
         return;
     }
     if (n0 > n) cal_drops_count(&p->st.drops, CAL_DROP_TRUNC, 0, n0 - n);
-    if (p->o.pad_side == 2) cal_pack_emit_len(p, p->ids, (uint32_t)len, label, cal_pack_row_id(p->o.len, src, skip));
-    else cal_pack_emit(p, p->ids, pad ? p->mask : NULL, label, cal_pack_row_id(p->o.len, src, skip));
+    cal_pack_emit_role(p, p->ids, pad ? p->mask : NULL, p->role ? p->rrole : NULL, (uint32_t)len, label,
+                       cal_pack_row_id(p->o.len, src, skip));
 }

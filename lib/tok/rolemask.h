@@ -5,14 +5,17 @@
  * Why: llm-compressor's labels and loss_mask, and transformers'
  * return_assistant_tokens_mask, mark every token that holds a character of
  * an assistant span (char_to_token over each span). The tokenizers here
- * give no character offsets, so a span's edges are found by encoding the
- * text up to each edge: the tokens of text[0..edge) that agree with the
- * whole text's tokens lie before the edge, and the first token that does
- * not is the one that holds the edge. Edges at special tokens or between
- * pre-tokens (turn boundaries almost always are) are exact; a merge that
- * reaches more than one token back across an edge could misplace it by a
- * token (tests/sh/test_role_mask.sh checks real templates against the Rust
- * HF tokenizers' offsets). */
+ * give no character offsets, so the token that holds a byte is found by
+ * token boundaries: x is one when text[0..x) encodes to the first tokens of
+ * the whole text's encoding (those tokens then cover exactly text[0..x));
+ * the token after the last boundary at or before a byte holds it. Turn
+ * boundaries are boundaries (special tokens, line ends), so one encoding of
+ * a prefix per edge is the usual cost; inside a token, a few more. A
+ * boundary that the truncated text's pre-tokenization misses (a run of
+ * spaces cut in two) moves the edge one token outward.
+ * tests/unit/test_tok_rolemask.c checks every span of texts against the
+ * tokens' own bytes, tests/sh/test_role_mask.sh real templates against the
+ * Rust HF tokenizers' offsets. */
 #ifndef CAL_TOK_ROLEMASK_H
 #define CAL_TOK_ROLEMASK_H
 

@@ -34,6 +34,8 @@ int cal_pack_check(const cal_pack_opts *o, char *err, size_t errlen) {
         FAIL("--mode article takes --bos none|doc|half|alt and --eos none|doc|alt");
     if (o->sep != CAL_SEP_NONE && !concat && o->mode != CAL_PACK_WINDOW) FAIL("--sep needs --mode concat or window");
     if (o->sep != CAL_SEP_NONE && o->per_doc) FAIL("--sep has no use with --per-doc (windows stay inside documents)");
+    if (o->nsep && (o->sep != CAL_SEP_NONE || (!concat && o->mode != CAL_PACK_WINDOW) || o->per_doc))
+        FAIL("--sep-text goes with --mode concat or window, without --sep and --per-doc");
     if ((o->truncate >= 0 || o->pad_side >= 0) && o->mode != CAL_PACK_DOC) FAIL("--truncate and --pad need --mode doc");
     if (o->tail_pad && !concat && !article) FAIL("--tail needs --mode concat or article");
     if (o->to_end && o->mode != CAL_PACK_WINDOW) FAIL("--to-end needs --mode window");
@@ -173,6 +175,7 @@ static void wrap_doc(cal_packer *p, const uint32_t *ids, size_t n, int first) {
     t->n = 0;
     if (!first && p->o.sep == CAL_SEP_EOS) cal_ids_push(t, (uint32_t)p->o.eos_id);
     if (!first && p->o.sep == CAL_SEP_BOS) cal_ids_push(t, (uint32_t)p->o.bos_id);
+    for (size_t i = 0; !first && i < p->o.nsep; i++) cal_ids_push(t, p->o.sep_ids[i]);
     if (p->o.bos == CAL_POL_DOC) cal_ids_push(t, (uint32_t)p->o.bos_id);
     cal_ids_reserve(t, t->n + n + 1);
     if (n) memcpy(t->v + t->n, ids, n * 4);

@@ -59,6 +59,9 @@ typedef struct {
     const uint64_t *strata;  /* doc: bucket bounds, increasing */
     size_t nstrata;
     int64_t bos_id, eos_id, pad_id; /* -1 = none */
+    const uint32_t *sep_ids; /* concat/window: ids between documents (a text's
+                              * tokens: GPTQModel's calibration_concat_separator) */
+    size_t nsep;
 } cal_pack_opts;
 
 /* The defaults: concat, no policies, no filters, ids unknown (-1). */

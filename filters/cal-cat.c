@@ -15,6 +15,7 @@
 #include "base/progress.h"
 #include "base/utf8.h"
 #include "io/jsonscan.h"
+#include "io/pqwrite.h"
 #include "io/rowfile.h"
 #include "stream/stream.h"
 #include "tok/find.h"
@@ -27,8 +28,8 @@ static const cal_opt opts[] = {
     {0, "text", NULL, CAL_STAGE, "print the text of TEXT records, each ending in a\nnewline", O_TEXT},
     {0, "check", NULL, CAL_STAGE, "verify every header and checksum; print counts per\nkind", O_CHECK},
     {0, "pass", NULL, CAL_STAGE, "verify and copy the stream unchanged to standard\noutput", O_PASS},
-    {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy (+ .mask.npy), .npz, .jsonl; or\n"
-     "copy the stream to OUT.cal", 0},
+    {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy (+ .mask.npy), .npz, .jsonl; TEXT\n"
+     "records to OUT.parquet (one string column, text, as\nexllamav2's -c reads it); or copy the stream to OUT.cal", 0},
     {0, "batch", "N", 0, "with -o .safetensors, .npz or .jsonl: rows in batches\nof N, each padded to its longest row (GPTQModel's\ncollate_data)", O_BATCH},
     {0, "import", "FILE", CAL_STAGE, "read a .safetensors, .npy or .jsonl file of rows and\n"
      "write it as a cal-stream of ROW records (stdout or\n-o OUT.cal)", O_IMPORT},
@@ -51,6 +52,7 @@ typedef struct {
     int mode, verbose, progress;
     const char *out, *import;
     cal_rf_type out_type;
+    int parquet; /* -o OUT.parquet: TEXT records */
     const char *tokenizer;
     cal_tok *tok; /* -t: decodes TOKENS and ROW records */
     uint64_t batch; /* --batch */
@@ -75,8 +77,9 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
     if (o->out) {
         o->out_type = cal_rf_type_of(o->out);
         size_t n = strlen(o->out);
-        if (o->out_type == CAL_RF_NONE && !(n >= 4 && !strcmp(o->out + n - 4, ".cal")) && strcmp(o->out, "-"))
-            cal_usage_error("-o %s: the name must end in .safetensors, .npy, .npz, .jsonl or .cal", o->out);
+        o->parquet = n >= 8 && !strcmp(o->out + n - 8, ".parquet");
+        if (o->out_type == CAL_RF_NONE && !o->parquet && !(n >= 4 && !strcmp(o->out + n - 4, ".cal")) && strcmp(o->out, "-"))
+            cal_usage_error("-o %s: the name must end in .safetensors, .npy, .npz, .jsonl, .parquet or .cal", o->out);
     }
     if (o->batch && (o->import || o->out_type == CAL_RF_NONE || o->out_type == CAL_RF_NPY))
         cal_usage_error("--batch goes with -o OUT.safetensors, OUT.npz or OUT.jsonl");
@@ -250,6 +253,17 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_add(b, "}\n", 2);
 }
 
+/* -o OUT.parquet: a TEXT record's text as one row (its spans left out). */
+static void parquet_text(cal_pqw *pq, cal_reader *r, const cal_rec *rec) {
+    if (rec->kind != CAL_TEXT)
+        cal_reader_die(r, rec, "expected TEXT records to write Parquet, got %s (Parquet holds text; rows go to "
+                       ".safetensors, .npy, .npz or .jsonl)", cal_kind_name(rec->kind));
+    cal_text_view t = cal_text(rec);
+    if (cal_utf8_valid_prefix(t.text, t.n) < t.n)
+        cal_reader_die(r, rec, "TEXT record is not UTF-8 (a Parquet string must be; cal-read repairs text)");
+    cal_pqw_add(pq, t.text, t.n);
+}
+
 static void header_out(cal_buf *b, int mode, const char *file, unsigned n, const cal_meta *m) {
     if (mode == M_JSON) {
         cal_buf_add(b, "{\"file\":", 8);
@@ -341,7 +355,8 @@ int main(int argc, char **argv) {
     double t0 = cal_now();
     cal_progress pg;
     cal_progress_init(&pg, o.progress);
-    int stream_out = o.mode == M_PASS || (o.mode == M_OUTPUT && o.out_type == CAL_RF_NONE);
+    int stream_out = o.mode == M_PASS || (o.mode == M_OUTPUT && o.out_type == CAL_RF_NONE && !o.parquet);
+    cal_pqw *pq = o.mode == M_OUTPUT && o.parquet ? cal_pqw_open(o.out, "text") : NULL;
     cal_writer *w = stream_out ? cal_writer_open(o.mode == M_PASS ? "-" : o.out) : NULL;
     cal_rowset *rows = o.mode == M_OUTPUT && o.out_type != CAL_RF_NONE ? cal_rowset_new(o.out_type) : NULL;
     if (rows && o.batch) cal_rowset_batch(rows, o.batch);
@@ -397,7 +412,8 @@ int main(int argc, char **argv) {
                 break;
             case M_PASS: cal_write_raw(w, &rec); break;
             case M_OUTPUT:
-                if (w) cal_write_raw(w, &rec);
+                if (pq) parquet_text(pq, r, &rec);
+                else if (w) cal_write_raw(w, &rec);
                 else cal_rowset_add(rows, r, &rec);
                 break;
             }
@@ -421,6 +437,20 @@ int main(int argc, char **argv) {
     if (rows) {
         cal_rowset_write(rows, o.out, &all);
         cal_rowset_free(rows);
+    }
+    if (pq) { /* the stream's metadata in the footer, as cal-stream(5) writes it */
+        cal_buf mb = {0};
+        for (size_t i = 0; i < all.n; i++) {
+            cal_buf_addf(&mb, "%s=", all.key[i]);
+            for (const char *v = all.val[i]; *v; v++)
+                if (*v == '\\' || *v == '\n') cal_buf_addf(&mb, "\\%c", *v == '\n' ? 'n' : '\\');
+                else cal_buf_addc(&mb, *v);
+            cal_buf_addc(&mb, '\n');
+        }
+        cal_buf_addc(&mb, 0);
+        cal_pqw_meta(pq, "calkit.stream", mb.p);
+        cal_buf_free(&mb);
+        cal_pqw_close(pq);
     }
     if (out) cal_file_commit(out);
     cal_progress_done(&pg);

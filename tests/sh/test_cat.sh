@@ -259,7 +259,7 @@ expect_fail "--import with calkit metadata that does not match the rows" 1 \
   "edited.safetensors: byte 8: calkit.ids metadata is not 16 hex digits for each of 5 rows" \
   cal-cat --import "$T/edited.safetensors" -o "$T/x.cal"
 expect_fail "unknown option: the parser's one wording" 2 "^cal-cat: unknown option '--bogus' \\(see --help\\)$" cal-cat --bogus
-expect_fail "-o with an unknown extension is a usage error" 2 "must end in .safetensors, .npy, .npz, .jsonl or .cal" \
+expect_fail "-o with an unknown extension is a usage error" 2 "must end in .safetensors, .npy, .npz, .jsonl, .parquet or .cal" \
   cal-cat -o "$T/x.txt" "$T/s1.cal"
 expect_fail "modes exclude each other" 2 "exclude each other" cal-cat --json --check "$T/s1.cal"
 expect_fail "a missing file" 1 "^cal-cat: $T/nope.cal: No such file" cal-cat "$T/nope.cal"

@@ -253,6 +253,23 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_add(b, "}\n", 2);
 }
 
+/* -o OUT.jsonl of TEXT records: {"text": ...} per record (what auto-round's
+ * local loader and datasets' json builder read), into b for the caller to
+ * write; the file is opened at the first record. */
+static cal_file *text_line(cal_file *f, const char *path, cal_reader *r, const cal_rec *rec, cal_buf *b) {
+    if (rec->kind != CAL_TEXT)
+        cal_reader_die(r, rec, "expected TEXT records after TEXT records (a .jsonl holds texts or rows), got %s",
+                       cal_kind_name(rec->kind));
+    if (!f) f = cal_file_create(path);
+    cal_text_view t = cal_text(rec);
+    cal_buf_add(b, "{\"text\":", 8);
+    cal_json_put_str(b, t.text, t.n);
+    cal_buf_add(b, "}\n", 2);
+    cal_file_write(f, b->p, b->n);
+    b->n = 0;
+    return f;
+}
+
 /* -o OUT.parquet: a TEXT record's text as one row (its spans left out). */
 static void parquet_text(cal_pqw *pq, cal_reader *r, const cal_rec *rec) {
     if (rec->kind != CAL_TEXT)
@@ -357,6 +374,7 @@ int main(int argc, char **argv) {
     cal_progress_init(&pg, o.progress);
     int stream_out = o.mode == M_PASS || (o.mode == M_OUTPUT && o.out_type == CAL_RF_NONE && !o.parquet);
     cal_pqw *pq = o.mode == M_OUTPUT && o.parquet ? cal_pqw_open(o.out, "text") : NULL;
+    cal_file *texts = NULL; /* -o OUT.jsonl of TEXT records */
     cal_writer *w = stream_out ? cal_writer_open(o.mode == M_PASS ? "-" : o.out) : NULL;
     cal_rowset *rows = o.mode == M_OUTPUT && o.out_type != CAL_RF_NONE ? cal_rowset_new(o.out_type) : NULL;
     if (rows && o.batch) cal_rowset_batch(rows, o.batch);
@@ -414,6 +432,8 @@ int main(int argc, char **argv) {
             case M_OUTPUT:
                 if (pq) parquet_text(pq, r, &rec);
                 else if (w) cal_write_raw(w, &rec);
+                else if (o.out_type == CAL_RF_JSONL && (texts || (rec.kind == CAL_TEXT && !cal_rowset_rows(rows))))
+                    texts = text_line(texts, o.out, r, &rec, &b);
                 else cal_rowset_add(rows, r, &rec);
                 break;
             }
@@ -434,10 +454,9 @@ int main(int argc, char **argv) {
         if (!total.headers) cal_meta_copy(cal_writer_meta(w), &all);
         cal_writer_close(w);
     }
-    if (rows) {
-        cal_rowset_write(rows, o.out, &all);
-        cal_rowset_free(rows);
-    }
+    if (texts) cal_file_commit(texts);
+    else if (rows) cal_rowset_write(rows, o.out, &all);
+    cal_rowset_free(rows);
     if (pq) { /* the stream's metadata in the footer, as cal-stream(5) writes it */
         cal_buf mb = {0};
         for (size_t i = 0; i < all.n; i++) {

@@ -45,3 +45,23 @@ cal-read "$T/t.parquet" | cal-encode -t llama3 | cal-pack -l 64 >"$T/rows.cal" 2
 expect_fail "rows are not text" 1 "expected TEXT records to write Parquet, got ROW" cal-cat -o "$T/r.parquet" "$T/rows.cal"
 check "no file is left after an error" sh -c "! test -e '$T/r.parquet'"
 expect_fail "--batch is not for Parquet" 2 "--batch goes with" cal-cat --batch 2 -o "$T/b.parquet" "$T/t.cal"
+
+# -o OUT.jsonl of TEXT records: {"text": ...} lines, read as auto-round's
+# local loader reads a .jsonl (calib_dataset.get_local_dataset at commit
+# b9f3d0079d014c73a1ff009800c597b9bc3f2a36: json.loads per line, a dict's
+# "text"; its rstrip and shuffle come after), written anew
+cal-cat -o "$T/t.jsonl" "$T/t.cal"
+if $PY - "$T/t.jsonl" "$T/want.json" <<'PYEOF'
+import json, sys
+samples = []
+for line in open(sys.argv[1]):
+    data = json.loads(line)
+    text = data["text"] if isinstance(data, dict) and "text" in data else data
+    assert isinstance(text, str)
+    samples.append(text)
+assert samples == json.load(open(sys.argv[2]))
+PYEOF
+then ok "-o OUT.jsonl of TEXT records: one {\"text\"} line per record, as auto-round's local loader reads them"
+else not_ok "-o OUT.jsonl of TEXT records"; fi
+expect_fail "a .jsonl holds texts or rows, not both" 1 "expected TEXT records after TEXT records" \
+  sh -c "cat '$T/t.cal' '$T/rows.cal' | cal-cat -o '$T/mix.jsonl'"

@@ -71,7 +71,7 @@ static int parse(cal_fieldfmt *f, const char *s, size_t *i, int depth, char *err
             const char *k = s[at + 1] ? strchr(from, s[at + 1]) : NULL;
             if (!k) { rc = cal_errf(err, errlen, "unknown escape '\\%.1s' at character %zu (\\n \\t \\r \\\\ \\{ \\})", s + at + 1, at); break; }
             cal_buf_addc(&b, to[k - from]), (*i)++;
-        } else if ((c == '{' || c == '}') && s[at + 1] == c) {
+        } else if ((c == '{' || (c == '}' && !depth)) && s[at + 1] == c) { /* in a section '}' closes it: \} */
             cal_buf_addc(&b, c), (*i)++;
         } else if (c == '}' && depth) {
             add_piece(f, &b, P_TEXT);

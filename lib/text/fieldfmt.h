@@ -5,7 +5,8 @@
  * {meta.source}, {a.0}); \n \t \r \\ \{ \} are escapes, and {{ }} are
  * braces as in Python's str.format. A section {?PATH:TEXT} writes TEXT
  * (itself a template) only when the field is there and not empty (not
- * missing, not null, not ""), {!PATH:TEXT} only when it is not: Alpaca's
+ * missing, not null, not ""), {!PATH:TEXT} only when it is not (inside a
+ * section '}' ends it: a brace there is \}): Alpaca's
  * two prompts, with and without an input, as llm-compressor's open_platypus
  * chooses them, are one template.
  *

@@ -81,7 +81,6 @@ int cal_csv_next(cal_csv *c, size_t *nf, const char *const **field, const size_t
                            (unsigned long long)quote_line);
             break;
         }
-        const uint8_t *a = c->p;
         for (; c->p < c->e && !done; c->p++) {
             int b = *c->p;
             if (st == QUOTED) {
@@ -109,7 +108,6 @@ int cal_csv_next(cal_csv *c, size_t *nf, const char *const **field, const size_t
         if (c->row.n > c->max)
             cal_die_at(c->name, *off, "line %llu: a row of more than %zu bytes (the record limit)",
                        (unsigned long long)*line, c->max);
-        (void)a;
     }
     c->fp = cal_xrealloc(c->fp, c->nf * sizeof *c->fp);
     c->fl = cal_xrealloc(c->fl, c->nf * sizeof *c->fl);

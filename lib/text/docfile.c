@@ -1,6 +1,7 @@
 /* docfile.c - see docfile.h. */
 #include "text/docfile.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,22 @@ static json_t *csv_string(cal_docfile *r, const char *p, size_t n, const char *f
     return json_stringn(r->fix.p, r->fix.n);
 }
 
+/* Ends the program for a CSV file's header or row, its memory freed first
+ * (the message is made before). */
+static CAL_NORETURN void csv_die(cal_csv *c, json_t *cols, const char *file, uint64_t off, const char *fmt, ...)
+    CAL_PRINTF(5, 6);
+static void csv_die(cal_csv *c, json_t *cols, const char *file, uint64_t off, const char *fmt, ...) {
+    char msg[1200], name[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(name, sizeof name, "%s", file);
+    json_decref(cols);
+    cal_csv_free(c);
+    cal_die_at(name, off, "%s", msg);
+}
+
 /* CSV/TSV: the first row names the columns; every other row is a record
  * {column: string} (the last columns of a short row are null, as
  * csv.DictReader fills them; a long row is an error, as in pandas), read as JSON Lines records are (--field, templates, chats). */
@@ -220,12 +237,11 @@ static int read_csv(cal_docfile *r, cal_insrc *s, char delim, cal_doc_fn fn, voi
     }
     json_t *cols = json_array();
     for (size_t i = 0; i < nf; i++) {
-        json_t *name = csv_string(r, f[i], len[i], d.file, line, d.off);
+        json_array_append_new(cols, csv_string(r, f[i], len[i], d.file, line, d.off));
         for (size_t k = 0; k < i; k++)
-            if (json_equal(json_array_get(cols, k), name))
-                cal_die_at(d.file, d.off, "line %llu: column '%s' appears twice in the header",
-                           (unsigned long long)line, json_string_value(name));
-        json_array_append_new(cols, name);
+            if (json_equal(json_array_get(cols, k), json_array_get(cols, i)))
+                csv_die(c, cols, d.file, d.off, "line %llu: column '%s' appears twice in the header",
+                        (unsigned long long)line, json_string_value(json_array_get(cols, i)));
     }
     const char *want = r->json.field;
     int found = r->json.fmt != NULL;
@@ -233,17 +249,19 @@ static int read_csv(cal_docfile *r, cal_insrc *s, char delim, cal_doc_fn fn, voi
         found = !strcmp(json_string_value(json_array_get(cols, i)), want) ||
                 !strcmp(json_string_value(json_array_get(cols, i)), "messages");
     if (!found) {
-        cal_buf names = {0};
-        for (size_t i = 0; i < nf; i++) cal_buf_addf(&names, "%s'%s'", i ? ", " : "", json_string_value(json_array_get(cols, i)));
-        cal_die_at(d.file, d.off, "line %llu: no column '%s' (the columns: %.*s; choose one with --field, or a template "
-                   "--field '{a}...')", (unsigned long long)line, want, (int)names.n, names.p);
+        char names[600] = "";
+        for (size_t i = 0, at = 0; i < nf && at < sizeof names; i++)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s'%s'", i ? ", " : "",
+                                   json_string_value(json_array_get(cols, i)));
+        csv_die(c, cols, d.file, d.off, "line %llu: no column '%s' (the columns: %s; choose one with --field, or a "
+                "template --field '{a}...')", (unsigned long long)line, want, names);
     }
     uint64_t nulls = r->json.nulls;
     int stop = 0;
     while (!stop && cal_csv_next(c, &nf, &f, &len, &line, &d.off)) {
         if (nf > json_array_size(cols))
-            cal_die_at(d.file, d.off, "line %llu: %zu fields, the header has %zu", (unsigned long long)line, nf,
-                       json_array_size(cols));
+            csv_die(c, cols, d.file, d.off, "line %llu: %zu fields, the header has %zu", (unsigned long long)line, nf,
+                    json_array_size(cols));
         json_t *rec = json_object();
         for (size_t i = 0; i < nf; i++)
             json_object_set_new(rec, json_string_value(json_array_get(cols, i)), csv_string(r, f[i], len[i], d.file, line, d.off));

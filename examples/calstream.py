@@ -47,7 +47,7 @@ def xxh3(b, seed=0):
 
 MAGIC = b"\x89CAL\r\n\x1a\n"
 TEXT, TOKENS, ROW, VECTORS, END = 1, 2, 3, 4, 5
-NOISE, MASK = 1, 2          # ROW flags
+NOISE, MASK, ROLE = 1, 2, 4  # ROW flags (ROLE: a role mask, 1 = the assistant's output)
 F32, F16, BF16 = 1, 2, 3    # VECTORS dtypes
 
 
@@ -79,11 +79,13 @@ def tokens_payload(ids):
     return struct.pack("<%dI" % len(ids), *ids)
 
 
-def row_payload(ids, mask=None, flags=0):
-    p = struct.pack("<II", len(ids), flags | (MASK if mask is not None else 0))
+def row_payload(ids, mask=None, flags=0, role=None):
+    p = struct.pack("<II", len(ids), flags | (MASK if mask is not None else 0) | (ROLE if role is not None else 0))
     p += tokens_payload(ids)
     if mask is not None:
         p += bytes(mask)
+    if role is not None:
+        p += bytes(role)
     return p
 
 
@@ -220,7 +222,8 @@ def read(path):
             n, flags = struct.unpack_from("<II", p)
             r["ids"] = list(struct.unpack_from("<%dI" % n, p, 8))
             r["flags"] = flags
-            r["mask"] = list(p[8 + 4 * n:]) if flags & MASK else None
+            r["mask"] = list(p[8 + 4 * n:8 + 5 * n]) if flags & MASK else None
+            r["role"] = list(p[len(p) - n:]) if flags & ROLE else None
         else:
             r["payload"] = p
         recs.append(r)

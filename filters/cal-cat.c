@@ -15,6 +15,7 @@
 #include "base/progress.h"
 #include "base/utf8.h"
 #include "io/jsonscan.h"
+#include "io/pqwrite.h"
 #include "io/rowfile.h"
 #include "stats/summary.h"
 #include "stream/shards.h"
@@ -23,7 +24,7 @@
 #include "tok/tokenizer.h"
 
 enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT, M_STATS };
-enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS, O_STATS, O_PLOT, O_PARTIAL };
+enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS, O_STATS, O_PLOT, O_PARTIAL, O_BATCH };
 static const cal_opt opts[] = {
     {0, "summary", NULL, CAL_STAGE, "print what the set is: per label and in total records,\n"
      "rows, tokens, padding, lengths, BOS/EOS, distinct ids,\nduplicates; what each stage dropped, shards, inputs,\n"
@@ -34,8 +35,9 @@ static const cal_opt opts[] = {
     {0, "text", NULL, CAL_STAGE, "print the text of TEXT records, each ending in a\nnewline", O_TEXT},
     {0, "check", NULL, CAL_STAGE, "verify every header and checksum; print counts per\nkind", O_CHECK},
     {0, "pass", NULL, CAL_STAGE, "verify and copy the stream unchanged to standard\noutput", O_PASS},
-    {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy (+ .mask.npy), .npz, .jsonl; or\n"
-     "copy the stream to OUT.cal", 0},
+    {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy (+ .mask.npy), .npz, .jsonl; TEXT\n"
+     "records to OUT.parquet (one string column, text, as\nexllamav2's -c reads it); or copy the stream to OUT.cal", 0},
+    {0, "batch", "N", 0, "with -o .safetensors, .npz or .jsonl: rows in batches\nof N, each padded to its longest row (GPTQModel's\ncollate_data)", O_BATCH},
     {0, "import", "FILE", CAL_STAGE, "read a .safetensors, .npy or .jsonl file of rows and\n"
      "write it as a cal-stream of ROW records (stdout or\n-o OUT.cal)", O_IMPORT},
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "decode TOKENS and ROW records with TOKENIZER (a\n"
@@ -59,8 +61,10 @@ typedef struct {
     int mode, verbose, progress, json, partial;
     const char *out, *import, *plot;
     cal_rf_type out_type;
+    int parquet; /* -o OUT.parquet: TEXT records */
     const char *tokenizer;
     cal_tok *tok; /* -t: decodes TOKENS and ROW records */
+    uint64_t batch; /* --batch */
 } options;
 
 static void parse_args(options *o, cal_args *a, int argc, char **argv) {
@@ -79,6 +83,7 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
         case 't': o->tokenizer = a->val; break;
         case 'v': o->verbose = 1; break;
         case O_PROGRESS: o->progress = 1; break;
+        case O_BATCH: o->batch = cal_parse_u64(a->name, a->val, 1, UINT32_MAX); break;
         }
     if (o->json && o->mode == M_SUMMARY) o->mode = M_JSON, nmode++;
     else if (o->json && o->mode != M_STATS) nmode++;
@@ -94,9 +99,12 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
     if (o->out) {
         o->out_type = cal_rf_type_of(o->out);
         size_t n = strlen(o->out);
-        if (o->out_type == CAL_RF_NONE && !(n >= 4 && !strcmp(o->out + n - 4, ".cal")) && strcmp(o->out, "-"))
-            cal_usage_error("-o %s: the name must end in .safetensors, .npy, .npz, .jsonl or .cal", o->out);
+        o->parquet = n >= 8 && !strcmp(o->out + n - 8, ".parquet");
+        if (o->out_type == CAL_RF_NONE && !o->parquet && !(n >= 4 && !strcmp(o->out + n - 4, ".cal")) && strcmp(o->out, "-"))
+            cal_usage_error("-o %s: the name must end in .safetensors, .npy, .npz, .jsonl, .parquet or .cal", o->out);
     }
+    if (o->batch && (o->import || o->out_type == CAL_RF_NONE || o->out_type == CAL_RF_NPY))
+        cal_usage_error("--batch goes with -o OUT.safetensors, OUT.npz or OUT.jsonl");
     if (o->tokenizer && o->mode != M_SUMMARY && o->mode != M_JSON && o->mode != M_TEXT)
         cal_usage_error("-t decodes for printing: use it alone, with --json or with --text");
     if (o->import) {
@@ -155,18 +163,28 @@ static void decoded_preview(cal_buf *b, const cal_tok *tok, const cal_rec *r) {
     cal_buf_free(&t);
 }
 
+static size_t ones(const uint8_t *v, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += v[i] != 0;
+    return k;
+}
+
 static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addf(b, "%s %.*s %016llx", cal_kind_name(r->kind), (int)r->label_len, r->label,
                  (unsigned long long)r->id);
     switch (r->kind) {
     case CAL_TEXT: {
-        cal_buf_addf(b, " len=%zu%s ", r->payload_len, (r->flags & CAL_TEXT_CHAT) ? " chat" : "");
-        text_preview(b, (const char *)r->payload, r->payload_len);
+        cal_text_view t = cal_text(r);
+        cal_buf_addf(b, " len=%zu%s", t.n, (r->flags & CAL_TEXT_CHAT) ? " chat" : "");
+        if (t.spans) cal_buf_addf(b, " spans=%u", t.nspans);
+        cal_buf_addc(b, ' ');
+        text_preview(b, t.text, t.n);
         break;
     }
     case CAL_TOKENS:
-        cal_buf_addf(b, " len=%zu", r->payload_len / 4);
-        ids_preview(b, r->payload, r->payload_len / 4);
+        cal_buf_addf(b, " len=%zu", cal_tokens_len(r));
+        if (cal_tokens_role(r)) cal_buf_addf(b, " role(%zu assistant)", ones(cal_tokens_role(r), cal_tokens_len(r)));
+        ids_preview(b, r->payload, cal_tokens_len(r));
         if (tok) decoded_preview(b, tok, r);
         break;
     case CAL_ROW: {
@@ -178,6 +196,7 @@ static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
             for (uint32_t i = 0; i < v.len; i++) pad += !v.mask[i];
             cal_buf_addf(b, " mask(%u padded)", pad);
         }
+        if (v.role) cal_buf_addf(b, " role(%zu assistant)", ones(v.role, v.len));
         if (!(v.flags & CAL_ROW_NOISE)) ids_preview(b, v.ids, v.len);
         if (tok && !(v.flags & CAL_ROW_NOISE)) decoded_preview(b, tok, r);
         break;
@@ -194,6 +213,12 @@ static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addc(b, '\n');
 }
 
+static void json_bytes(cal_buf *b, const char *key, const uint8_t *v, size_t n) {
+    cal_buf_addf(b, ",\"%s\":[", key);
+    for (size_t i = 0; i < n; i++) cal_buf_addf(b, i ? ",%u" : "%u", v[i]);
+    cal_buf_addc(b, ']');
+}
+
 static void json_ids(cal_buf *b, const char *key, const uint8_t *ids, size_t n) {
     cal_buf_addf(b, ",\"%s\":[", key);
     for (size_t i = 0; i < n; i++) cal_buf_addf(b, i ? ",%u" : "%u", cal_ld32(ids + 4 * i));
@@ -206,23 +231,29 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_json_put_str(b, r->label, r->label_len);
     cal_buf_addf(b, ",\"id\":\"%016llx\"", (unsigned long long)r->id);
     switch (r->kind) {
-    case CAL_TEXT:
-        cal_buf_addf(b, ",\"len\":%zu%s,\"text\":", r->payload_len, (r->flags & CAL_TEXT_CHAT) ? ",\"chat\":true" : "");
-        cal_json_put_str(b, (const char *)r->payload, r->payload_len);
+    case CAL_TEXT: {
+        cal_text_view t = cal_text(r);
+        cal_buf_addf(b, ",\"len\":%zu%s,\"text\":", t.n, (r->flags & CAL_TEXT_CHAT) ? ",\"chat\":true" : "");
+        cal_json_put_str(b, t.text, t.n);
+        if (t.spans) {
+            cal_buf_add(b, ",\"spans\":[", 10);
+            for (uint32_t i = 0; i < t.nspans; i++)
+                cal_buf_addf(b, "%s[%u,%u]", i ? "," : "", cal_ld32(t.spans + 8 * i), cal_ld32(t.spans + 8 * i + 4));
+            cal_buf_addc(b, ']');
+        }
         break;
+    }
     case CAL_TOKENS:
-        cal_buf_addf(b, ",\"len\":%zu", r->payload_len / 4);
-        json_ids(b, "ids", r->payload, r->payload_len / 4);
+        cal_buf_addf(b, ",\"len\":%zu", cal_tokens_len(r));
+        json_ids(b, "ids", r->payload, cal_tokens_len(r));
+        if (cal_tokens_role(r)) json_bytes(b, "role", cal_tokens_role(r), cal_tokens_len(r));
         break;
     case CAL_ROW: {
         cal_row_view v = cal_row(r);
         cal_buf_addf(b, ",\"len\":%u,\"noise\":%s", v.len, (v.flags & CAL_ROW_NOISE) ? "true" : "false");
         json_ids(b, "ids", v.ids, v.len);
-        if (v.mask) {
-            cal_buf_add(b, ",\"mask\":[", 9);
-            for (uint32_t i = 0; i < v.len; i++) cal_buf_addf(b, i ? ",%u" : "%u", v.mask[i]);
-            cal_buf_addc(b, ']');
-        }
+        if (v.mask) json_bytes(b, "mask", v.mask, v.len);
+        if (v.role) json_bytes(b, "role", v.role, v.len);
         break;
     }
     case CAL_VECTORS: {
@@ -242,6 +273,34 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
         cal_buf_free(&t);
     }
     cal_buf_add(b, "}\n", 2);
+}
+
+/* -o OUT.jsonl of TEXT records: {"text": ...} per record (what auto-round's
+ * local loader and datasets' json builder read), into b for the caller to
+ * write; the file is opened at the first record. */
+static cal_file *text_line(cal_file *f, const char *path, cal_reader *r, const cal_rec *rec, cal_buf *b) {
+    if (rec->kind != CAL_TEXT)
+        cal_reader_die(r, rec, "expected TEXT records after TEXT records (a .jsonl holds texts or rows), got %s",
+                       cal_kind_name(rec->kind));
+    if (!f) f = cal_file_create(path);
+    cal_text_view t = cal_text(rec);
+    cal_buf_add(b, "{\"text\":", 8);
+    cal_json_put_str(b, t.text, t.n);
+    cal_buf_add(b, "}\n", 2);
+    cal_file_write(f, b->p, b->n);
+    b->n = 0;
+    return f;
+}
+
+/* -o OUT.parquet: a TEXT record's text as one row (its spans left out). */
+static void parquet_text(cal_pqw *pq, cal_reader *r, const cal_rec *rec) {
+    if (rec->kind != CAL_TEXT)
+        cal_reader_die(r, rec, "expected TEXT records to write Parquet, got %s (Parquet holds text; rows go to "
+                       ".safetensors, .npy, .npz or .jsonl)", cal_kind_name(rec->kind));
+    cal_text_view t = cal_text(rec);
+    if (cal_utf8_valid_prefix(t.text, t.n) < t.n)
+        cal_reader_die(r, rec, "TEXT record is not UTF-8 (a Parquet string must be; cal-read repairs text)");
+    cal_pqw_add(pq, t.text, t.n);
 }
 
 /* A header: in --json all of its metadata; on the terminal a header that
@@ -345,9 +404,12 @@ int main(int argc, char **argv) {
     double t0 = cal_now();
     cal_progress pg;
     cal_progress_init(&pg, o.progress);
-    int stream_out = o.mode == M_PASS || (o.mode == M_OUTPUT && o.out_type == CAL_RF_NONE);
+    int stream_out = o.mode == M_PASS || (o.mode == M_OUTPUT && o.out_type == CAL_RF_NONE && !o.parquet);
+    cal_pqw *pq = o.mode == M_OUTPUT && o.parquet ? cal_pqw_open(o.out, "text") : NULL;
+    cal_file *texts = NULL; /* -o OUT.jsonl of TEXT records */
     cal_writer *w = stream_out ? cal_writer_open(o.mode == M_PASS ? "-" : o.out) : NULL;
     cal_rowset *rows = o.mode == M_OUTPUT && o.out_type != CAL_RF_NONE ? cal_rowset_new(o.out_type) : NULL;
+    if (rows && o.batch) cal_rowset_batch(rows, o.batch);
     cal_file *out = (o.mode == M_SUMMARY || o.mode == M_JSON || o.mode == M_TEXT || o.mode == M_CHECK ||
                      (o.mode == M_STATS && !o.plot))
                         ? cal_file_create("-") : NULL;
@@ -401,8 +463,9 @@ int main(int argc, char **argv) {
             case M_JSON: json_line(&b, &rec, o.tok); break;
             case M_TEXT:
                 if (rec.kind == CAL_TEXT) {
-                    cal_file_write(out, rec.payload, rec.payload_len);
-                    if (!rec.payload_len || rec.payload[rec.payload_len - 1] != '\n') cal_file_write(out, "\n", 1);
+                    cal_text_view t = cal_text(&rec);
+                    cal_file_write(out, t.text, t.n);
+                    if (!t.n || t.text[t.n - 1] != '\n') cal_file_write(out, "\n", 1);
                 } else if (o.tok && (rec.kind == CAL_TOKENS || rec.kind == CAL_ROW)) {
                     decoded(&b, o.tok, &rec);
                     if (!b.n || b.p[b.n - 1] != '\n') cal_buf_addc(&b, '\n');
@@ -411,7 +474,10 @@ int main(int argc, char **argv) {
             case M_PASS: cal_write_raw_lent(w, &rec); break;
             case M_STATS: cal_summary_add(sum, &rec); break;
             case M_OUTPUT:
-                if (w) cal_write_raw_lent(w, &rec);
+                if (pq) parquet_text(pq, r, &rec);
+                else if (w) cal_write_raw_lent(w, &rec);
+                else if (o.out_type == CAL_RF_JSONL && (texts || (rec.kind == CAL_TEXT && !cal_rowset_rows(rows))))
+                    texts = text_line(texts, o.out, r, &rec, &b);
                 else cal_rowset_add(rows, r, &rec);
                 break;
             }
@@ -456,9 +522,22 @@ int main(int argc, char **argv) {
         if (!total.headers) cal_meta_copy(cal_writer_meta(w), &all);
         cal_writer_close(w);
     }
-    if (rows) {
-        cal_rowset_write(rows, o.out, &all);
-        cal_rowset_free(rows);
+    if (texts) cal_file_commit(texts);
+    else if (rows) cal_rowset_write(rows, o.out, &all);
+    cal_rowset_free(rows);
+    if (pq) { /* the stream's metadata in the footer, as cal-stream(5) writes it */
+        cal_buf mb = {0};
+        for (size_t i = 0; i < all.n; i++) {
+            cal_buf_addf(&mb, "%s=", all.key[i]);
+            for (const char *v = all.val[i]; *v; v++)
+                if (*v == '\\' || *v == '\n') cal_buf_addf(&mb, "\\%c", *v == '\n' ? 'n' : '\\');
+                else cal_buf_addc(&mb, *v);
+            cal_buf_addc(&mb, '\n');
+        }
+        cal_buf_addc(&mb, 0);
+        cal_pqw_meta(pq, "calkit.stream", mb.p);
+        cal_buf_free(&mb);
+        cal_pqw_close(pq);
     }
     if (out) cal_file_commit(out);
     cal_progress_done(&pg);

@@ -24,6 +24,7 @@
 #include "stream/stream.h"
 #include "tok/find.h"
 #include "tok/list.h"
+#include "tok/rolemask.h"
 #include "tok/tokenizer.h"
 
 enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST, O_SKIP_BAD, O_PARTIAL, O_NO_CACHE };
@@ -70,7 +71,8 @@ static const cal_prog prog = {
 typedef struct {
     uint64_t id, offset;
     size_t label_off, label_len, text_off, text_len, ntok;
-    int file, chat; /* chat: a TEXT record flagged CAL_TEXT_CHAT */
+    size_t spans_off, nspans; /* CAL_TEXT_SPANS: the assistant's spans (u32 pairs) */
+    int file, chat, spans; /* chat: a TEXT record flagged CAL_TEXT_CHAT; spans: flagged CAL_TEXT_SPANS */
     int bad;        /* --skip-bad: it did not encode (not written) */
 } item;
 
@@ -80,6 +82,8 @@ typedef struct {
     size_t n, cap, failed; /* failed: the first item that did not encode, or n */
     cal_buf bytes;
     cal_ids ids;           /* the worker's scratch: one record's ids */
+    cal_ids pre;           /* the worker's scratch: a prefix's ids (role masks) */
+    cal_buf role;          /* the worker's scratch: one record's role mask */
     cal_buf out;           /* the encoded records of items [0, failed) */
     size_t bad;            /* --skip-bad: items that did not encode */
     char first_bad[512];   /* the message of the first of them */
@@ -122,8 +126,22 @@ static int encode_batch(void *ctx, void *job, char *err, size_t errsz) {
         unsigned flags = it->chat ? CAL_TOK_PARSE_SPECIAL : r->flags;
         ids.n = 0;
         it->bad = 0;
-        if (cal_tok_encode(r->tok, b->bytes.p + it->text_off, it->text_len, flags, &ids, err, errsz) ||
-            cal_encode_tokens(&out, b->bytes.p + it->label_off, it->label_len, it->id, ids.v, ids.n, err, errsz)) {
+        const char *text = b->bytes.p + it->text_off;
+        int failed = cal_tok_encode(r->tok, text, it->text_len, flags, &ids, err, errsz) != 0;
+        uint8_t *role = NULL;
+        if (!failed && it->spans) { /* the tokens of the assistant's output */
+            uint32_t *sp = cal_xmalloc(8 * it->nspans + 8);
+            for (size_t k = 0; k < 2 * it->nspans; k++) sp[k] = cal_ld32((const uint8_t *)b->bytes.p + it->spans_off + 4 * k);
+            cal_buf_reserve(&b->role, ids.n + 1);
+            role = (uint8_t *)b->role.p;
+            failed = cal_tok_role_mask(r->tok, text, it->text_len, flags, ids.v, ids.n, sp, it->nspans, role, &b->pre,
+                                       err, errsz) != 0;
+            free(sp);
+        }
+        if (!failed && cal_encode_tokens_role(&out, b->bytes.p + it->label_off, it->label_len, it->id, ids.v, role,
+                                              ids.n, err, errsz))
+            failed = 1;
+        if (failed) {
             if (!r->skip_bad) break;
             if (!b->bad++) snprintf(b->first_bad, sizeof b->first_bad, "%s", err);
             it->bad = 1;
@@ -204,11 +222,13 @@ static void add_item(batch *b, const cal_rec *rec, int file) {
         b->items = cal_xrealloc(b->items, b->cap * sizeof *b->items);
     }
     item *it = &b->items[b->n++];
+    cal_text_view t = cal_text(rec);
     *it = (item){.id = rec->id, .offset = rec->offset, .file = file, .chat = (rec->flags & CAL_TEXT_CHAT) != 0,
                  .label_off = b->bytes.n, .label_len = rec->label_len,
-                 .text_off = b->bytes.n + rec->label_len, .text_len = rec->payload_len};
+                 .text_off = b->bytes.n + rec->label_len, .text_len = t.n,
+                 .spans = t.spans != NULL, .spans_off = b->bytes.n + rec->label_len + t.n, .nspans = t.nspans};
     cal_buf_add(&b->bytes, rec->label, rec->label_len);
-    cal_buf_add(&b->bytes, rec->payload, rec->payload_len);
+    cal_buf_add(&b->bytes, rec->payload, rec->payload_len); /* the text, then its spans */
 }
 
 /* A header (a file's first, or a new one inside it): the records after it
@@ -331,6 +351,8 @@ int main(int argc, char **argv) {
         free(r.batches[i].items);
         cal_buf_free(&r.batches[i].bytes);
         cal_ids_free(&r.batches[i].ids);
+        cal_ids_free(&r.batches[i].pre);
+        cal_buf_free(&r.batches[i].role);
         cal_buf_free(&r.batches[i].out);
         cal_meta_free(&r.batches[i].meta);
     }

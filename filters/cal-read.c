@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/num.h"
 #include "base/opt.h"
@@ -28,10 +29,10 @@
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
        O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
-       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR };
+       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR, O_AS_USER, O_SYSTEM, O_RETRY_NO_SYSTEM, O_ASSISTANT_MASK };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
-     "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, parquet (default: from the name\nand the first bytes)",
+     "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, json, csv, tsv, parquet (default:\nfrom the name and the first bytes)",
      0},
     {0, "sep", "STR", CAL_STAGE, "text documents separated by the literal STR", O_SEP},
     {0, "field", "PATH", CAL_STAGE,
@@ -46,6 +47,14 @@ static const cal_opt opts[] = {
     {0, "add-generation-prompt", NULL, CAL_STAGE, "--chat: end with the assistant's turn header", O_GEN_PROMPT},
     {0, "date", "YYYY-MM-DD", CAL_STAGE, "--chat: the date of strftime_now (default: today)", O_DATE},
     {0, "skip-bad", NULL, CAL_STAGE, "--chat: skip (and count) records the template refuses", O_SKIP_BAD},
+    {0, "as-user", NULL, CAL_STAGE, "--chat: each text document is a user turn (auto-round's\n"
+     "apply_chat_template_to_samples); chat records stay chats", O_AS_USER},
+    {0, "system", "TEXT", CAL_STAGE, "--chat: a system turn TEXT first (also '': llm-compressor's\n"
+     "ultrachat), unless a conversation starts with one", O_SYSTEM},
+    {0, "retry-without-system", NULL, CAL_STAGE, "--chat: a conversation the template refuses is rendered\n"
+     "again without its system turns (auto-round; counted)", O_RETRY_NO_SYSTEM},
+    {0, "assistant-mask", NULL, CAL_STAGE, "--chat: records carry the spans of the assistant's\n"
+     "output ({% generation %} blocks, else its turns), for\nlabels and loss masks downstream", O_ASSISTANT_MASK},
     {0, "chat-var", "KEY=JSON", CAL_STAGE, "--chat: one more template variable, as a keyword\nargument of apply_chat_template (repeatable), e.g.\nenable_thinking=false", O_CHAT_VAR},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
@@ -104,11 +113,20 @@ static unsigned join_flags = ~0u;             /* the joined text is chat only if
 static cal_chat_spec chat;
 static const char **chat_vars; /* --chat-var, in order */
 static struct tm date;
+static const cal_chat_render *R; /* --chat */
+static int as_user;               /* --as-user */
+static int assistant_mask;        /* --assistant-mask */
+static cal_buf rendered;          /* a text as a user turn */
 static const char *label; /* of the source being read */
 static int done;          /* -n reached */
 
+static const cal_doc *cur_doc; /* --assistant-mask: the document whose spans the text has */
+
 static void write_doc(const char *lab, uint64_t id, const char *p, size_t n, unsigned flags) {
-    if (!J.sep) cal_write_text_flags(W, lab, id, p, n, flags);
+    if (assistant_mask && (flags & CAL_TEXT_CHAT)) /* the spans of the rendered conversation (none: --as-user) */
+        cal_write_text_spans(W, lab, id, p, n, flags, cur_doc && cur_doc->spans ? cur_doc->spans : NULL,
+                             cur_doc ? cur_doc->nspans : 0);
+    else if (!J.sep) cal_write_text_flags(W, lab, id, p, n, flags);
     else if (join_flags &= flags, cal_join_add(&J, lab, p, n) < 0)
         cal_die("--join: the joined text exceeds the record limit (%u bytes)", CAL_MAX_PAYLOAD);
     st.docs++, st.bytes += n;
@@ -117,6 +135,24 @@ static void write_doc(const char *lab, uint64_t id, const char *p, size_t n, uns
 
 /* The last steps of every piece: the record limit, dedup, shard, sample. */
 static void keep(const cal_doc *d, const char *p, size_t n) {
+    int chat = d->chat;
+    if (as_user && !chat) { /* --as-user: the text as a user turn */
+        char err[400];
+        int k = cal_chat_render_user(R, p, n, &rendered, err, sizeof err);
+        if (k < 0 && !F.skip_bad) cal_die_at(d->file, d->off, "--as-user: the chat template refused the text: %s", err);
+        if (k < 0) {
+            F.bad++;
+            if (!F.first_bad[0][0]) snprintf(F.first_bad[0], sizeof F.first_bad[0], "%s: byte %llu: %s", d->file,
+                                             (unsigned long long)d->off, err);
+            return;
+        }
+        F.json.retried += k == 1;
+        p = rendered.p ? rendered.p : "", n = rendered.n, chat = 1;
+        cur_doc = NULL; /* a user turn: no assistant output */
+    } else {
+        cur_doc = d;
+        if (assistant_mask && (p != d->text || n != d->n)) cal_die("internal error: --assistant-mask on a changed text");
+    }
     if (n > CAL_MAX_PAYLOAD)
         cal_die_at(d->file, d->off, "a document of %zu bytes exceeds the record limit (%u bytes)", n, CAL_MAX_PAYLOAD);
     uint64_t id = cal_hash(p, n);
@@ -125,9 +161,9 @@ static void keep(const cal_doc *d, const char *p, size_t n) {
     } else if (!cal_shard_keeps(id, opt.shard_i, opt.shard_n)) {
         st.other_shard++;
     } else if (opt.sampling) {
-        cal_sample_add(&S, label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
+        cal_sample_add(&S, label, id, p, n, chat ? CAL_TEXT_CHAT : 0);
     } else {
-        write_doc(label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
+        write_doc(label, id, p, n, chat ? CAL_TEXT_CHAT : 0);
         cal_progress_tick(&P, st.docs, st.bytes);
     }
 }
@@ -159,6 +195,12 @@ static void piece(const cal_doc *d, const char *p, size_t n) {
 static int on_doc(void *ctx, const cal_doc *d) {
     (void)ctx;
     if (done || (d->n == 0 && !opt.strip && !opt.lines && !J.sep)) return done;
+    if (R && !as_user && !d->chat) { /* --chat: text that is not a conversation (a text file, a string column) */
+        static const char why[] = "--chat: a text document, not a conversation record (--as-user renders text as a user turn)";
+        if (!F.skip_bad) cal_die_at(d->file, d->off, "%s", why);
+        if (!F.nochat++) snprintf(F.first_bad[1], sizeof F.first_bad[1], "%s: byte %llu: %s", d->file, (unsigned long long)d->off, why);
+        return 0;
+    }
     size_t n;
     const char *p = cal_hygiene_apply(&H, d, &n);
     if (opt.strip) {
@@ -172,6 +214,28 @@ static int on_doc(void *ctx, const cal_doc *d) {
         if (len == n) break;
     }
     return done;
+}
+
+/* What the chat paths left out or changed, said without -v and recorded
+ * in the stream (cal_drops). */
+static void chat_drops(cal_drops *d) {
+    if (F.nochat) cal_drops_note(d, "records", "skipped by --skip-bad: not conversations (--chat)", F.nochat, 0, NULL);
+    if (F.json.retried)
+        cal_drops_note(d, "conversations", "rendered without their system turns (--retry-without-system)",
+                       F.json.retried, 0, NULL);
+    if (F.json.lost_turns)
+        cal_drops_note(d, "turns", "of the assistant left out of the mask (not found by rendering up to them)",
+                       F.json.lost_turns, 0, NULL);
+}
+
+/* The first record of each kind that was skipped, and chat records laid
+ * out without the model's template: said after the counts. */
+static void chat_notices(int template_given) {
+    for (int k = 0; k < 2; k++)
+        if (F.first_bad[k][0]) fprintf(stderr, "%s: the first %s: %s\n", cal_progname(), k ? "record skipped as no conversation" : "refused record", F.first_bad[k]);
+    if (F.json.plain_chats && !template_given)
+        fprintf(stderr, "%s: %llu chat records laid out as plain \"User: ... Assistant: ...\" text; to render them as the "
+                "model reads them: --chat MODEL (its chat template)\n", cal_progname(), (unsigned long long)F.json.plain_chats);
 }
 
 /* --date: strftime_now's time is that day at midnight. */
@@ -256,6 +320,10 @@ int main(int argc, char **argv) {
         case O_GEN_PROMPT: chat.add_generation_prompt = 1; break;
         case O_DATE: parse_date(a.val); break;
         case O_SKIP_BAD: F.skip_bad = 1; break;
+        case O_AS_USER: as_user = F.json.as_user = 1; break;
+        case O_SYSTEM: chat.system = a.val; break;
+        case O_RETRY_NO_SYSTEM: chat.retry_without_system = 1; break;
+        case O_ASSISTANT_MASK: assistant_mask = F.json.want_spans = 1; break;
         case O_CHAT_VAR:
             if (cal_chat_var_check(a.val, ferr, sizeof ferr)) cal_usage_error("%s", ferr);
             chat_vars = cal_xrealloc(chat_vars, (chat.nvars + 1) * sizeof *chat_vars);
@@ -273,13 +341,19 @@ int main(int argc, char **argv) {
     if (a.noperands == 0) cal_usage_error("no SOURCE given (a corpus name, file, directory or -)");
     if (cal_args_given(&a, O_SEED) && !opt.sampling) cal_usage_error("--seed goes with --sample");
     if (J.empty && !J.sep) cal_usage_error("--empty goes with --join");
-    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars))
-        cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date and --skip-bad go with --chat");
-    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || fmt))
-        cal_usage_error("--chat renders chat records (not with --template or a template --field)");
+    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars || as_user ||
+                        chat.system || chat.retry_without_system))
+        cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date, --skip-bad, --as-user, "
+                        "--system and --retry-without-system go with --chat");
+    if (assistant_mask && !chat.model) cal_usage_error("--assistant-mask goes with --chat");
+    if (assistant_mask && (H.nfc || H.crlf || opt.strip || opt.lines || opt.max_chars || J.sep || opt.sampling))
+        cal_usage_error("--assistant-mask keeps the rendered text as it is: not with --nfc, --crlf, --strip, --lines, "
+                        "--max-chars, --join or --sample");
+    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || (fmt && !as_user)))
+        cal_usage_error("--chat renders chat records (not with --template, nor a template --field without --as-user)");
     char err[1024];
-    cal_chat_render *R = NULL;
-    if (chat.model && !(F.json.render = R = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
+    cal_chat_render *Rw = NULL;
+    if (chat.model && !(F.json.render = R = Rw = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
     if (cal_args_given(&a, O_MISSING) && !fmt) cal_usage_error("--missing goes with a template --field '{...}'");
 
     snprintf(why_min, sizeof why_min, "dropped by --min-chars %llu", (unsigned long long)opt.min_chars);
@@ -320,6 +394,7 @@ int main(int argc, char **argv) {
         cal_write_text_flags(W, J.label, cal_hash(t, J.text.n), t, J.text.n, join_flags);
     }
     if (F.bad) cal_drops_note(&drops, "records", "refused by the chat template (--skip-bad)", F.bad, 0, NULL);
+    chat_drops(&drops);
     if (F.nulls) cal_drops_note(&drops, "records", "skipped: the text field is null", F.nulls, 0, NULL);
     uint64_t replaced = H.replaced + F.json.replaced;
     if (replaced) /* not lost, but changed: said as plainly */
@@ -335,10 +410,12 @@ int main(int argc, char **argv) {
     cal_drops_finish(&drops, W, NULL, sum);
     cal_writer_close(W);
     cal_progress_done(&P);
+    chat_notices(cal_args_given(&a, O_TEMPLATE));
     cal_hygiene_free(&H);
     cal_join_free(&J), free((char *)J.sep), free((char *)J.empty);
     cal_docfile_free(&F);
-    cal_chat_render_free(R);
+    cal_chat_render_free(Rw);
+    cal_buf_free(&rendered);
     free(chat_vars);
     cal_fieldfmt_free(fmt);
     cal_dedup_free(&D);

@@ -68,13 +68,13 @@ int cal_docin_next(cal_docin *in, cal_pack_doc *d) {
     }
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (((uintptr_t)rec.payload & 3) == 0) { /* the ids as they lie in the reader's buffer: no copy */
-        *d = (cal_pack_doc){(const uint32_t *)(const void *)rec.payload, rec.payload_len / 4, rec.id, rec.label,
-                            rec.label_len};
+        *d = (cal_pack_doc){(const uint32_t *)(const void *)rec.payload, cal_tokens_len(&rec), rec.id, rec.label,
+                            rec.label_len, cal_tokens_role(&rec)};
         return 1;
     }
 #endif
     cal_rec_ids(&rec, &in->ids);
-    *d = (cal_pack_doc){in->ids.v, in->ids.n, rec.id, rec.label, rec.label_len};
+    *d = (cal_pack_doc){in->ids.v, in->ids.n, rec.id, rec.label, rec.label_len, cal_tokens_role(&rec)};
     return 1;
 }
 

@@ -39,6 +39,8 @@ int cal_pack_check(const cal_pack_opts *o, char *err, size_t errlen) {
         FAIL("--mode article takes --bos none|doc|half|alt and --eos none|doc|alt");
     if (o->sep != CAL_SEP_NONE && !concat && o->mode != CAL_PACK_WINDOW) FAIL("--sep needs --mode concat or window");
     if (o->sep != CAL_SEP_NONE && o->per_doc) FAIL("--sep has no use with --per-doc (windows stay inside documents)");
+    if (o->nsep && (o->sep != CAL_SEP_NONE || (!concat && o->mode != CAL_PACK_WINDOW) || o->per_doc))
+        FAIL("--sep-text goes with --mode concat or window, without --sep and --per-doc");
     if ((o->truncate >= 0 || o->pad_side >= 0) && o->mode != CAL_PACK_DOC) FAIL("--truncate and --pad need --mode doc");
     if (o->tail_pad && !concat && !article) FAIL("--tail needs --mode concat or article");
     if (o->to_end && o->mode != CAL_PACK_WINDOW) FAIL("--to-end needs --mode window");
@@ -47,7 +49,7 @@ int cal_pack_check(const cal_pack_opts *o, char *err, size_t errlen) {
     return 0;
 }
 
-int cal_pack_pads(const cal_pack_opts *o) { return o->mode == CAL_PACK_DOC || o->tail_pad; }
+int cal_pack_pads(const cal_pack_opts *o) { return (o->mode == CAL_PACK_DOC && o->pad_side != 2) || o->tail_pad; }
 
 /* Whether policy pol puts a BOS/EOS inside some rows (not around documents). */
 static int row_level(const cal_pack_opts *o, int pol) {
@@ -107,6 +109,8 @@ cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx)
     cal_drops_reason(&p->st.drops, why);
     cal_drops_reason(&p->st.drops, "as each row's first token, replaced by BOS (--mode llama)");
     p->skip_left = o->skip * o->len;
+    cal_drops_reason(&p->st.drops, "as empty rows (--pad none)");
+    cal_drops_reason(&p->st.drops, "from the role masks (kept by --mode doc without --sort/--stratify)");
     snprintf(p->padded, sizeof p->padded, "padded to -l %u", o->len);
     return p;
 }
@@ -132,6 +136,7 @@ void cal_packer_free(cal_packer *p) {
     if (!p) return;
     free(p->ids);
     free(p->mask);
+    free(p->rrole);
     cal_ids_free(&p->doc);
     cal_ids_free(&p->art);
     cal_pack_hold_free(p);
@@ -232,6 +237,15 @@ static void article_feed(cal_packer *p, const uint32_t *ids, size_t n, uint64_t 
 /* ---- input and end -------------------------------------------------------- */
 void cal_packer_add(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id, const char *label,
                     size_t label_len) {
+    cal_packer_add_role(p, ids, NULL, n, id, label, label_len);
+}
+
+void cal_packer_add_role(cal_packer *p, const uint32_t *ids, const uint8_t *role, size_t n, uint64_t id,
+                         const char *label, size_t label_len) {
+    int keep_role = p->o.mode == CAL_PACK_DOC && !p->o.nstrata && !p->o.sort;
+    if (role && !keep_role) /* the modes that cut or store documents keep ids only */
+        cal_drops_count(&p->st.drops, CAL_DROP_ROLE, 1, 0);
+    p->role = keep_role ? role : NULL;
     p->st.docs++;
     p->st.tokens += n;
     int drop = n < p->o.min_tokens ? CAL_DROP_MIN : p->o.max_tokens && n > p->o.max_tokens ? CAL_DROP_MAX : -1;
@@ -338,12 +352,12 @@ void cal_pack_synthetic(uint32_t len, cal_rng_kind kind, uint64_t seed, uint64_t
     cal_anyrng_init(&rr, kind, seed, "random-rows");
     for (uint64_t r = 0; r < random; r++) {
         for (uint32_t i = 0; i < len; i++) ids[i] = (uint32_t)cal_anyrng_below(&rr, vocab);
-        cal_row_out row = {ids, NULL, len, 0, "random", cal_pack_row_id(len, 0x72616e646f6dULL, r)};
+        cal_row_out row = {ids, NULL, len, 0, "random", cal_pack_row_id(len, 0x72616e646f6dULL, r), NULL};
         sink(ctx, &row);
     }
     memset(ids, 0, (size_t)len * 4);
     for (uint64_t r = 0; r < noise; r++) {
-        cal_row_out row = {ids, NULL, len, CAL_ROW_NOISE, "noise", cal_pack_row_id(len, 0x6e6f697365ULL, r)};
+        cal_row_out row = {ids, NULL, len, CAL_ROW_NOISE, "noise", cal_pack_row_id(len, 0x6e6f697365ULL, r), NULL};
         sink(ctx, &row);
     }
     free(ids);

@@ -56,7 +56,8 @@ typedef struct {
     int tail_pad;            /* concat/article: pad the last partial row */
     int per_doc;             /* window: windows inside documents */
     int truncate;            /* doc: -1 not given, 0 cut the tail, 1 the head */
-    int pad_side;            /* doc: -1 not given, 0 pad right, 1 left */
+    int pad_side;            /* doc: -1 not given, 0 pad right, 1 left, 2 none
+                              * (each row its document's own length) */
     int have_n;              /* exactly n data rows */
     uint64_t n;
     int allow_short;         /* fewer rows (even none) are no error */
@@ -73,6 +74,9 @@ typedef struct {
     int64_t bos_id, eos_id, pad_id; /* -1 = none */
     size_t mem;              /* window, --stratify, --sort: memory of each store of
                               * the input before it spills to $TMPDIR (0: CAL_PACK_MEM) */
+    const uint32_t *sep_ids; /* concat/window: ids between documents (a text's
+                              * tokens: GPTQModel's calibration_concat_separator) */
+    size_t nsep;
 } cal_pack_opts;
 
 #define CAL_PACK_MEM (64u << 20) /* cal-pack -S's default */
@@ -106,6 +110,7 @@ typedef struct {
     uint64_t id;
     const char *label;  /* label_len bytes, not NUL-terminated */
     size_t label_len;
+    const uint8_t *role; /* n bytes: the record's role mask (CAL_TOKENS_ROLE), or NULL */
 } cal_pack_doc;
 
 cal_packer *cal_packer_new(const cal_pack_opts *o, cal_row_sink sink, void *ctx);
@@ -121,6 +126,12 @@ void cal_packer_reread(cal_packer *p, void (*rewind)(void *ctx), int (*next)(voi
 int cal_packer_wants(const cal_packer *p);
 void cal_packer_add(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id, const char *label,
                     size_t label_len);
+/* The same with the document's role mask (n bytes, 1: the assistant's
+ * output), or NULL: --mode doc (without --sort or --stratify) puts it in the
+ * row's role mask (0 for BOS, EOS and padding); the other modes leave it out
+ * and count the documents whose mask they left out. */
+void cal_packer_add_role(cal_packer *p, const uint32_t *ids, const uint8_t *role, size_t n, uint64_t id,
+                         const char *label, size_t label_len);
 /* End of input: makes the rows still owed (the last partial row, windows,
  * stratified draws). 0, or -1 with a one-line message in err when the input
  * is too short for -n rows (or, without -n, for any row) and allow_short

@@ -110,8 +110,13 @@ static void sort_hold(cal_packer *p, const uint32_t *ids, size_t n, uint64_t id,
     b.p[24] = (char)llen;
     memcpy(b.p + SORT_HEAD, label, llen);
     if (have) memcpy(b.p + SORT_HEAD + llen, ids + first, have * 4);
-    /* ascending or descending length as a row holds it; ties keep input order */
-    uint64_t key = p->o.sort == 1 ? have : p->o.len - have;
+    /* ascending or descending length of the row's real tokens, BOS and EOS
+     * of every row counted (as the peers sort rows they tokenized with
+     * them), as a row holds it; ties keep input order */
+    size_t real = n + (p->o.bos == CAL_POL_ROW || p->o.bos == CAL_POL_DOC) +
+                  (p->o.eos == CAL_POL_ROW || p->o.eos == CAL_POL_DOC);
+    if (real > p->o.len) real = p->o.len;
+    uint64_t key = p->o.sort == 1 ? real : p->o.len - real;
     cal_extsort_add(p->sorted, key, b.p, SORT_HEAD + llen + have * 4);
     cal_buf_free(&b);
 }

@@ -13,7 +13,7 @@
 
 /* the drop reasons, in the order cal_packer_new adds (and reports) them */
 enum { CAL_DROP_MIN, CAL_DROP_MAX, CAL_DROP_TRUNC, CAL_DROP_REST, CAL_DROP_TAIL, CAL_DROP_REPEAT, CAL_DROP_SKIP,
-       CAL_DROP_BOS };
+       CAL_DROP_BOS, CAL_DROP_EMPTY, CAL_DROP_ROLE };
 
 struct cal_packer {
     cal_pack_opts o;
@@ -44,6 +44,8 @@ struct cal_packer {
     void *rctx;
     char padded[48];         /* the cause of padded rows: "padded to -l N" */
     uint64_t reread, rekept; /* documents of the current reread so far, and kept */
+    const uint8_t *role;     /* doc: the current document's role mask, or NULL */
+    uint8_t *rrole;          /* doc: the row's role mask */
 };
 
 
@@ -57,7 +59,12 @@ int cal_pack_row_has(const cal_packer *p, int pol, uint64_t r);
 /* XXH3-64 (seed len) of the source document id and the row's token offset. */
 uint64_t cal_pack_row_id(uint32_t len, uint64_t src, uint64_t off);
 void cal_pack_emit(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const char *label, uint64_t id);
-/* doc mode: one row from n ids, truncated or padded. */
+/* The same for a row of len ids (--pad none: a document's own length). */
+void cal_pack_emit_len(cal_packer *p, const uint32_t *ids, uint32_t len, const char *label, uint64_t id);
+/* Either, with the row's role mask (or NULL). */
+void cal_pack_emit_role(cal_packer *p, const uint32_t *ids, const uint8_t *mask, const uint8_t *role, uint32_t len,
+                        const char *label, uint64_t id);
+/* doc mode: one row from n ids, truncated, and padded unless --pad none. */
 void cal_pack_doc_row(cal_packer *p, const uint32_t *t, size_t n, uint64_t src, const char *label);
 /* The same from part of a document of n0 ids: t holds its ids [first,
  * first + have), which must hold every id the row takes. */

@@ -133,25 +133,48 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     return 0;
 }
 
-static int check_payload(const uint8_t *p, size_t n, int kind, char *err, size_t errlen, uint64_t off,
+static int check_payload(const uint8_t *p, size_t n, int kind, unsigned flags, char *err, size_t errlen, uint64_t off,
                          uint64_t *erroff) {
     switch (kind) {
-    case CAL_TEXT:
+    case CAL_TEXT: {
+        if (!(flags & CAL_TEXT_SPANS)) return 0;
+        if (n < 4) FAIL(off, "TEXT payload of %zu bytes has no room for its span count", n);
+        uint64_t ns = cal_ld32(p + n - 4);
+        if (8 * ns + 4 > n) FAIL(off + n - 4, "TEXT span count %llu needs %llu bytes, the payload has %zu",
+                                 (unsigned long long)ns, (unsigned long long)(8 * ns + 4), n);
+        uint64_t tn = n - 8 * ns - 4, prev = 0;
+        for (uint64_t i = 0; i < ns; i++) {
+            uint64_t a = cal_ld32(p + tn + 8 * i), b = cal_ld32(p + tn + 8 * i + 4);
+            if (a < prev || b <= a || b > tn)
+                FAIL(off + tn + 8 * i, "TEXT span %llu [%llu, %llu) is not inside the %llu-byte text, after the last one",
+                     (unsigned long long)i, (unsigned long long)a, (unsigned long long)b, (unsigned long long)tn);
+            prev = b;
+        }
         return 0;
+    }
     case CAL_TOKENS:
+        if (flags & CAL_TOKENS_ROLE) {
+            if (n % 5) FAIL(off, "TOKENS payload of %zu bytes with a role mask is not a multiple of 5", n);
+            for (size_t i = 4 * (n / 5); i < n; i++)
+                if (p[i] > 1) FAIL(off + i, "TOKENS role value %u is not 0 or 1", p[i]);
+            return 0;
+        }
         if (n % 4) FAIL(off, "TOKENS payload of %zu bytes is not a multiple of 4", n);
         return 0;
     case CAL_ROW: {
         if (n < 8) FAIL(off, "ROW payload of %zu bytes is shorter than its 8-byte head", n);
         uint32_t len = cal_ld32(p), flags = cal_ld32(p + 4);
-        if (flags & ~(uint32_t)(CAL_ROW_NOISE | CAL_ROW_MASK)) FAIL(off + 4, "unknown ROW flags 0x%x", flags);
-        uint64_t want = 8 + 4ull * len + ((flags & CAL_ROW_MASK) ? len : 0);
+        if (flags & ~(uint32_t)(CAL_ROW_NOISE | CAL_ROW_MASK | CAL_ROW_ROLE))
+            FAIL(off + 4, "unknown ROW flags 0x%x", flags);
+        int parts = ((flags & CAL_ROW_MASK) != 0) + ((flags & CAL_ROW_ROLE) != 0);
+        uint64_t want = 8 + 4ull * len + (uint64_t)parts * len;
         if (want != n) FAIL(off, "ROW of length %u needs %llu payload bytes, has %zu", len,
                             (unsigned long long)want, n);
-        if (flags & CAL_ROW_MASK) {
-            const uint8_t *m = p + 8 + 4ull * len;
+        for (int k = 0; k < parts; k++) { /* the attention mask, then the role mask */
+            uint64_t at = 8 + 4ull * len + (uint64_t)k * len;
+            const char *what = k == 0 && (flags & CAL_ROW_MASK) ? "mask" : "role";
             for (uint32_t i = 0; i < len; i++)
-                if (m[i] > 1) FAIL(off + 8 + 4ull * len + i, "ROW mask value %u is not 0 or 1", m[i]);
+                if (p[at + i] > 1) FAIL(off + at + i, "ROW %s value %u is not 0 or 1", what, p[at + i]);
         }
         return 0;
     }
@@ -220,7 +243,8 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         if (h[0] < CAL_TEXT || h[0] > CAL_END) FAIL(off, "bad record kind 0x%02x (not a cal-stream record)", h[0]);
         if (!r->seg_open) FAIL(off, "record after the end record (missing stream header)");
         if (have < CAL_REC_HEAD) FAIL(off + have, "truncated record header (%zu of 16 bytes)", have);
-        if (h[1] & ~(h[0] == CAL_TEXT ? CAL_TEXT_CHAT : 0u)) FAIL(off + 1, "unknown record flags 0x%02x", h[1]);
+        unsigned allowed = h[0] == CAL_TEXT ? CAL_TEXT_CHAT | CAL_TEXT_SPANS : h[0] == CAL_TOKENS ? CAL_TOKENS_ROLE : 0u;
+        if (h[1] & ~allowed) FAIL(off + 1, "unknown record flags 0x%02x", h[1]);
         size_t llen = h[2] | (size_t)h[3] << 8;
         uint32_t plen = cal_ld32(h + 4);
         if (llen > CAL_MAX_LABEL) FAIL(off + 2, "label length %zu exceeds %u", llen, CAL_MAX_LABEL);
@@ -249,7 +273,7 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
             r->pos += total;
             continue;
         }
-        if (check_payload(payload, plen, h[0], err, errlen, off + CAL_REC_HEAD + llen, erroff)) return -1;
+        if (check_payload(payload, plen, h[0], h[1], err, errlen, off + CAL_REC_HEAD + llen, erroff)) return -1;
         rec->kind = h[0];
         rec->id = cal_ld64(h + 8);
         rec->flags = h[1];

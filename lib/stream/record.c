@@ -32,7 +32,7 @@ void cal_rec_ids(const cal_rec *r, cal_ids *out) {
         n = v.len;
     } else {
         p = r->payload;
-        n = r->payload_len / 4;
+        n = cal_tokens_len(r);
     }
     out->n = 0;
     cal_ids_reserve(out, n);
@@ -44,12 +44,23 @@ void cal_rec_ids(const cal_rec *r, cal_ids *out) {
     out->n = n;
 }
 
+cal_text_view cal_text(const cal_rec *r) {
+    cal_text_view v = {(const char *)r->payload, r->payload_len, 0, NULL};
+    if (r->flags & CAL_TEXT_SPANS) {
+        v.nspans = cal_ld32(r->payload + r->payload_len - 4);
+        v.n = r->payload_len - 8 * (size_t)v.nspans - 4;
+        v.spans = r->payload + v.n;
+    }
+    return v;
+}
+
 cal_row_view cal_row(const cal_rec *r) {
     cal_row_view v;
     v.len = cal_ld32(r->payload);
     v.flags = cal_ld32(r->payload + 4);
     v.ids = r->payload + 8;
     v.mask = (v.flags & CAL_ROW_MASK) ? v.ids + 4 * (size_t)v.len : NULL;
+    v.role = (v.flags & CAL_ROW_ROLE) ? v.ids + 4 * (size_t)v.len + (v.mask ? v.len : 0) : NULL;
     return v;
 }
 

@@ -49,7 +49,7 @@
 typedef enum {
     CAL_TEXT = 1,    /* UTF-8 document */
     CAL_TOKENS = 2,  /* u32 ids, any length */
-    CAL_ROW = 3,     /* u32 len, u32 flags, len u32 ids, [len u8 mask] */
+    CAL_ROW = 3,     /* u32 len, u32 flags, len u32 ids, [len u8 mask], [len u8 role] */
     CAL_VECTORS = 4, /* u32 n, u32 d, u8 dtype, 3 zero bytes, u32 zero, n*d values */
     CAL_END = 5      /* u64 record count of the segment; closes it. Written by the
                       * writer, consumed by the reader (never returned): a stream
@@ -59,12 +59,18 @@ typedef enum {
 /* ROW flags */
 #define CAL_ROW_NOISE 1u  /* a noise row: ids meaningless (0), exported as -1 */
 #define CAL_ROW_MASK 2u   /* an attention mask of len bytes (0/1) follows the ids */
+#define CAL_ROW_ROLE 4u   /* a role mask of len bytes (0/1: 1 where the token is the
+                           * assistant's output) follows the ids and attention mask */
 
 #define CAL_VEC_HEAD 16
 
 /* Record flags (byte 1 of a record header); every other bit must be 0. */
 #define CAL_TEXT_CHAT 1u  /* TEXT rendered from a chat template: its special-token
                            * strings are special tokens (cal-encode matches them) */
+#define CAL_TEXT_SPANS 2u /* TEXT: the text is followed by the byte spans of the
+                           * assistant's output: n x (u32 start, u32 end), u32 n */
+#define CAL_TOKENS_ROLE 2u /* TOKENS: the ids are followed by a role mask, one
+                            * byte (0/1) per id: 1 where the token is the assistant's output */
 
 const char *cal_kind_name(int kind); /* "TEXT", ... or "kind N" */
 
@@ -138,8 +144,20 @@ typedef struct {
 } cal_rec;
 
 /* Views of a record's payload (validated by cal_read for their kind). */
-static inline size_t cal_tokens_len(const cal_rec *r) { return r->payload_len / 4; }
+static inline size_t cal_tokens_len(const cal_rec *r) { return r->payload_len / ((r->flags & CAL_TOKENS_ROLE) ? 5 : 4); }
 static inline uint32_t cal_token(const cal_rec *r, size_t i) { return cal_ld32(r->payload + 4 * i); }
+/* A TOKENS record's role mask (cal_tokens_len bytes), or NULL. */
+static inline const uint8_t *cal_tokens_role(const cal_rec *r) {
+    return (r->flags & CAL_TOKENS_ROLE) ? r->payload + 4 * cal_tokens_len(r) : NULL;
+}
+typedef struct {
+    const char *text;      /* the document (not NUL-terminated) */
+    size_t n;
+    uint32_t nspans;       /* CAL_TEXT_SPANS: spans of the assistant's output */
+    const uint8_t *spans;  /* nspans x (u32 start, u32 end), little-endian, or NULL */
+} cal_text_view;
+/* The text of a TEXT record, and its spans when it has them. */
+cal_text_view cal_text(const cal_rec *r);
 /* Copies the ids of a TOKENS or ROW record into out (replacing its content). */
 void cal_rec_ids(const cal_rec *r, cal_ids *out);
 
@@ -147,6 +165,7 @@ typedef struct {
     uint32_t len, flags;
     const uint8_t *ids;   /* len little-endian u32 */
     const uint8_t *mask;  /* len bytes, or NULL */
+    const uint8_t *role;  /* len bytes (1: assistant output), or NULL */
 } cal_row_view;
 cal_row_view cal_row(const cal_rec *r);
 
@@ -231,10 +250,19 @@ void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *t
 /* A TEXT record with record flags (CAL_TEXT_CHAT; other bits are dropped). */
 void cal_write_text_flags(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len,
                           unsigned flags);
+/* The same with the byte spans of the assistant's output: nspans pairs
+ * (start, end) in spans[0 .. 2*nspans), increasing and inside the text
+ * (CAL_TEXT_SPANS is set; nspans 0 is a text with spans known to be none). */
+void cal_write_text_spans(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len, unsigned flags,
+                          const uint32_t *spans, size_t nspans);
 void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, size_t n);
 /* mask may be NULL (no mask stored). */
 void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,
                    const uint8_t *mask, uint32_t len, uint32_t flags);
+/* The same with a role mask (len bytes, nonzero where the token is the
+ * assistant's output), or NULL for none (then as cal_write_row). */
+void cal_write_row_role(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, const uint8_t *mask,
+                        const uint8_t *role, uint32_t len, uint32_t flags);
 void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n, uint32_t d,
                        int dtype, const void *data);
 /* Generic record with a ready payload (label length given explicitly). */
@@ -250,6 +278,10 @@ void cal_write_rec_flags(cal_writer *w, int kind, unsigned flags, const char *la
  * a valid label or there are too many ids. It touches no writer. */
 int cal_encode_tokens(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids, size_t n,
                       char *err, size_t errlen);
+/* The same with a role mask of n bytes (nonzero: the assistant's output),
+ * or NULL for none (then as cal_encode_tokens). */
+int cal_encode_tokens_role(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids,
+                           const uint8_t *role, size_t n, char *err, size_t errlen);
 /* Writes recs[0..n): nrecs whole records made by cal_encode_tokens, after a
  * header when one is due, as if each had been written by its own call. */
 void cal_write_encoded(cal_writer *w, const void *recs, size_t n, uint64_t nrecs);

@@ -197,8 +197,19 @@ void cal_write_rec(cal_writer *w, int kind, const char *label, size_t label_len,
 
 void cal_write_rec_flags(cal_writer *w, int kind, unsigned flags, const char *label, size_t label_len, uint64_t id,
                          const void *payload, size_t payload_len) {
-    write_rec2(w, kind, kind == CAL_TEXT ? flags & CAL_TEXT_CHAT : 0, label, label_len, id, payload, payload_len,
-               NULL, 0);
+    unsigned keep = kind == CAL_TEXT ? CAL_TEXT_CHAT | CAL_TEXT_SPANS : kind == CAL_TOKENS ? CAL_TOKENS_ROLE : 0;
+    write_rec2(w, kind, flags & keep, label, label_len, id, payload, payload_len, NULL, 0);
+}
+
+void cal_write_text_spans(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len, unsigned flags,
+                          const uint32_t *spans, size_t nspans) {
+    cal_buf t = {0};
+    cal_buf_reserve(&t, 8 * nspans + 4);
+    for (size_t i = 0; i < 2 * nspans; i++) cal_st32((uint8_t *)t.p + 4 * i, spans[i]);
+    cal_st32((uint8_t *)t.p + 8 * nspans, (uint32_t)nspans);
+    write_rec2(w, CAL_TEXT, (flags & CAL_TEXT_CHAT) | CAL_TEXT_SPANS, label, strlen(label), id, text, len, t.p,
+               8 * nspans + 4);
+    cal_buf_free(&t);
 }
 
 void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len) {
@@ -240,11 +251,27 @@ void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint3
 
 int cal_encode_tokens(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids, size_t n,
                       char *err, size_t errlen) {
+    return cal_encode_tokens_role(out, label, llen, id, ids, NULL, n, err, errlen);
+}
+
+int cal_encode_tokens_role(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids,
+                           const uint8_t *role, size_t n, char *err, size_t errlen) {
     if (cal_label_check(label, llen, err, errlen) || too_many_ids(id, n, err, errlen)) return -1;
+    if (role && n > CAL_MAX_PAYLOAD / 5)
+        return cal_errf(err, errlen, "TOKENS record %016llx of %zu ids and a role mask exceeds the limit of %u",
+                        (unsigned long long)id, n, CAL_MAX_PAYLOAD / 5);
     cal_buf tmp = {0};
-    part pp = {le_ids(ids, n, &tmp), 4 * n};
-    cal_buf_reserve(out, out->n + CAL_REC_HEAD + llen + pp.n + 8);
-    out->n += rec_assemble((uint8_t *)out->p + out->n, CAL_TOKENS, 0, label, llen, id, &pp, 1, pp.n);
+    uint8_t *r01 = NULL;
+    if (role) {
+        r01 = cal_xmalloc(n ? n : 1);
+        for (size_t i = 0; i < n; i++) r01[i] = role[i] ? 1 : 0;
+    }
+    part pp[2] = {{le_ids(ids, n, &tmp), 4 * n}, {r01, role ? n : 0}};
+    size_t plen = pp[0].n + pp[1].n;
+    cal_buf_reserve(out, out->n + CAL_REC_HEAD + llen + plen + 8);
+    out->n += rec_assemble((uint8_t *)out->p + out->n, CAL_TOKENS, role ? CAL_TOKENS_ROLE : 0, label, llen, id, pp, 2,
+                           plen);
+    free(r01);
     cal_buf_free(&tmp);
     return 0;
 }
@@ -261,23 +288,35 @@ void cal_write_encoded(cal_writer *w, const void *recs, size_t n, uint64_t nrecs
 
 void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,
                    const uint8_t *mask, uint32_t len, uint32_t flags) {
+    cal_write_row_role(w, label, id, ids, mask, NULL, len, flags);
+}
+
+/* len bytes of v as 0/1 (a new buffer), or NULL. */
+static uint8_t *bits01(const uint8_t *v, uint32_t len) {
+    if (!v) return NULL;
+    uint8_t *m = cal_xmalloc(len ? len : 1);
+    for (uint32_t i = 0; i < len; i++) m[i] = v[i] ? 1 : 0;
+    return m;
+}
+
+void cal_write_row_role(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, const uint8_t *mask,
+                        const uint8_t *role, uint32_t len, uint32_t flags) {
     flags &= CAL_ROW_NOISE;
     if (mask) flags |= CAL_ROW_MASK;
-    if (len > (CAL_MAX_PAYLOAD - 8) / 5)
-        writer_die(w, "ROW record %016llx of %u ids exceeds the limit of %u", (unsigned long long)id, len,
-                   (CAL_MAX_PAYLOAD - 8) / 5);
-    uint8_t head[8], *m = NULL;
+    if (role) flags |= CAL_ROW_ROLE;
+    uint32_t limit = (CAL_MAX_PAYLOAD - 8) / (role ? 6 : 5);
+    if (len > limit)
+        writer_die(w, "ROW record %016llx of %u ids exceeds the limit of %u", (unsigned long long)id, len, limit);
+    uint8_t head[8], *m = bits01(mask, len), *ro = bits01(role, len);
     cal_buf tmp = {0};
     cal_st32(head, len);
     cal_st32(head + 4, flags);
-    if (mask) { /* stored as 0/1 */
-        m = cal_xmalloc(len ? len : 1);
-        for (uint32_t i = 0; i < len; i++) m[i] = mask[i] ? 1 : 0;
-    }
     /* The parts go straight into the output buffer: no copy of the row (ids
      * may be NULL when len is 0: a part of 0 bytes is never read). */
-    part pp[3] = {{head, 8}, {len ? le_ids(ids, len, &tmp) : NULL, 4 * (size_t)len}, {m, mask ? len : 0}};
-    write_parts(w, CAL_ROW, 0, label, strlen(label), id, pp, 3);
+    part pp[4] = {{head, 8}, {len ? le_ids(ids, len, &tmp) : NULL, 4 * (size_t)len}, {m, mask ? len : 0},
+                  {ro, role ? len : 0}};
+    write_parts(w, CAL_ROW, 0, label, strlen(label), id, pp, 4);
+    free(ro);
     cal_buf_free(&tmp);
     free(m);
 }

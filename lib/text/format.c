@@ -11,7 +11,8 @@ static const char *const NAMES[] = {
     [CAL_FMT_TEXT] = "text",       [CAL_FMT_LINES] = "lines",
     [CAL_FMT_PARAGRAPHS] = "paragraphs", [CAL_FMT_WIKIEXTRACTOR] = "wikiextractor",
     [CAL_FMT_WIKITEXT] = "wikitext", [CAL_FMT_JSONL] = "jsonl",
-    [CAL_FMT_PARQUET] = "parquet",
+    [CAL_FMT_PARQUET] = "parquet", [CAL_FMT_JSON] = "json",
+    [CAL_FMT_CSV] = "csv",         [CAL_FMT_TSV] = "tsv",
 };
 
 int cal_fmt_parse(const char *name) {
@@ -35,9 +36,38 @@ int cal_fmt_from_name(const char *path) {
             break;
         }
     if (has_suffix(path, n, ".parquet") || has_suffix(path, n, ".pq")) return CAL_FMT_PARQUET;
-    if (has_suffix(path, n, ".jsonl") || has_suffix(path, n, ".json") || has_suffix(path, n, ".ndjson"))
-        return CAL_FMT_JSONL;
+    if (has_suffix(path, n, ".jsonl") || has_suffix(path, n, ".ndjson")) return CAL_FMT_JSONL;
+    if (has_suffix(path, n, ".json")) return CAL_FMT_JSON;
+    if (has_suffix(path, n, ".csv")) return CAL_FMT_CSV;
+    if (has_suffix(path, n, ".tsv") || has_suffix(path, n, ".tab")) return CAL_FMT_TSV;
     return CAL_FMT_AUTO;
+}
+
+int cal_fmt_json_layout(const uint8_t *p, size_t n) {
+    if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3, n -= 3;
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) i++;
+    if (i < n && p[i] == '[') return CAL_FMT_JSON;
+    int depth = 0, in_str = 0;
+    for (; i < n; i++) { /* the first value: does it close on its line? */
+        uint8_t c = p[i];
+        if (in_str) {
+            if (c == '\\') i++;
+            else if (c == '"') in_str = 0;
+        } else if (c == '"') {
+            in_str = 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth) continue;
+            while (++i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) {
+            }
+            return i == n && n < 4096 ? CAL_FMT_JSON : CAL_FMT_JSONL; /* alone in the file: an object of records */
+        } else if (c == '\n') {
+            return CAL_FMT_JSON;
+        }
+    }
+    return CAL_FMT_JSONL;
 }
 
 int cal_fmt_from_content(const uint8_t *p, size_t n) {
@@ -45,7 +75,7 @@ int cal_fmt_from_content(const uint8_t *p, size_t n) {
     if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3, n -= 3;
     size_t i = 0;
     while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) i++;
-    if (i < n && p[i] == '{') return CAL_FMT_JSONL;
+    if (i < n && (p[i] == '{' || p[i] == '[')) return cal_fmt_json_layout(p, n);
     if (n >= 5 && memcmp(p, "<doc ", 5) == 0) return CAL_FMT_WIKIEXTRACTOR;
     /* wikitext-2 raw: blank lines (or " \n"), then " = Title = " */
     size_t a = 0;
@@ -62,7 +92,8 @@ void cal_label_from_path(const char *path, char *out, size_t cap) {
     const char *b = path + start;
     size_t n = end - start;
     static const char *const ext[] = {".gz", ".gzip", ".zst", ".zstd", ".xz", ".bz2", ".jsonl", ".json", ".ndjson",
-                                      ".parquet", ".pq", ".txt", ".raw", ".tokens", ".text"};
+                                      ".parquet", ".pq", ".txt", ".raw", ".tokens", ".text",
+                                      ".csv", ".tsv", ".tab"};
     for (int again = 1; again;) { /* "x.jsonl.gz" -> "x" */
         again = 0;
         for (size_t i = 0; i < sizeof ext / sizeof *ext; i++)

@@ -679,5 +679,12 @@ void cal_tok_meta(const cal_tok *t, cal_meta *m) {
     else cal_meta_del(m, "specials_added");
     if (t->cfg.gen_eos) cal_meta_set(m, "generation_eos", t->cfg.gen_eos);
     else cal_meta_del(m, "generation_eos");
+    if (t->cfg.max_positions) { /* cal-pack refuses rows longer than the model's positions */
+        cal_meta_setf(m, "max_positions", "%llu", (unsigned long long)t->cfg.max_positions);
+        cal_meta_set(m, "max_positions_from", t->cfg.max_positions_from);
+    } else {
+        cal_meta_del(m, "max_positions");
+        cal_meta_del(m, "max_positions_from");
+    }
     cal_buf_free(&b);
 }

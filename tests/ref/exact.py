@@ -1,7 +1,7 @@
 """exact.py - the exactness suite of cal-encode (issue 4): the ids of
 cal-encode against the reference implementations on the same documents,
 for the seven tokenizer.json files (Rust HF tokenizers through node,
-tests/ref/hf_encode.js) and the two .model files (python3-sentencepiece,
+tests/ref/hf_encode.js) and the three .model files (python3-sentencepiece,
 tests/ref/spm_encode.py).
 
     /usr/bin/python3 tests/ref/exact.py [--reduced] [--only NAME,...] [--unicode]
@@ -43,7 +43,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORK = os.path.join(ROOT, "build", "exact")
 TOK = os.path.join(ROOT, "build", "tokenizers")
 HF = ["llama3", "qwen3", "gemma3", "mistral", "gpt4o", "deepseek_v3", "gptoss"]
-SPM = ["llama2-spm", "albert-unigram"]
+SPM = ["llama2-spm", "albert-unigram", "smart-unigram"]
 DOMAINS = ["wiki", "web", "code", "stories", "multilingual", "technical"]
 SMALL = ["whitespace", "digits", "contractions", "emoji", "combining", "rtl", "specials", "invalid-utf8"]
 MODES = {  # mode -> (cal-encode flags, groups; None = all)

@@ -17,7 +17,7 @@
 #      cores (at least 2)
 #   4. Gemma 3 tokenizer.json: load time and peak RSS (/usr/bin/time -v)
 # Text: about 600 KB of each built-in corpus (make corpora), else local text.
-#   ENCODE_TOKENIZERS  the tokenizers of part 1 (default: all nine)
+#   ENCODE_TOKENIZERS  the tokenizers of part 1 (default: all ten)
 #   ENCODE_BASELINE    an older cal-encode (e.g. main's bin/cal-encode): part 1
 #                      also prints our speed against it, run after run
 #                      (target >= 2 for llama3, gpt4o and qwen3)
@@ -73,7 +73,7 @@ for p in python3 $PY; do
 done
 
 printf '%-16s %11s %11s %7s %11s %7s\n' tokenizer cal-encode reference ratio tiktoken ratio
-for tk in ${ENCODE_TOKENIZERS:-llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gptoss llama2-spm albert-unigram}; do
+for tk in ${ENCODE_TOKENIZERS:-llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gptoss llama2-spm albert-unigram smart-unigram}; do
   refs= mine= tts= k=0
   while [ "$k" -lt "$REPS" ]; do # anchor and ours in turn
     case $tk in
@@ -100,6 +100,7 @@ for tk in ${ENCODE_TOKENIZERS:-llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gpt
   else
     case $tk in
       *-spm) tgt=" (target >= 8: SentencePiece BPE by calkit's own BPE)" ;;
+      *-unigram) tgt=" (SentencePiece unigram by calkit's own search)" ;;
       *) tgt= ;;
     esac
     printf '%-16s %9s/s %9s/s %6sx%s\n' "$tk" "${m}MB" "${ref}MB" "$(ratio "$m" "$ref")" "$tgt"

@@ -22,6 +22,11 @@ int charsmap_init(charsmap *cm, const void *blob, size_t len, char *err, size_t 
     cm->unit = cm->own;
     cm->norm = (const char *)b + 4 + t;
     cm->nnorm = len - 4 - t;
+    for (int c = 0; c < 256; c++) { /* the root's children */
+        uint32_t pos = cm->nunit ? ((cm->unit[0] >> 10) << ((cm->unit[0] & (1u << 9)) >> 6)) ^ (uint32_t)c : 0;
+        /* a rule may start with c when the walk takes its first step */
+        cm->first[c] = cm->nunit && pos < cm->nunit && (cm->unit[pos] & ((1u << 31) | 0xFFu)) == (uint32_t)c;
+    }
     return 0;
 }
 

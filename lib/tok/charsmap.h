@@ -32,6 +32,7 @@ typedef struct {
     const char *norm;      /* the replacement strings */
     size_t nnorm;
     uint32_t *own;         /* the units copied (aligned), freed by charsmap_free */
+    uint8_t first[256];    /* 1 for the bytes some rule starts with */
 } charsmap;
 
 /* Reads the blob (which must outlive cm: the strings stay in it). 0, or -1
@@ -46,6 +47,9 @@ void charsmap_free(charsmap *cm);
  * darts returns). */
 size_t charsmap_prefixes(const charsmap *cm, const char *s, size_t n, size_t *len, const char **out,
                          size_t *outlen, size_t max);
+
+/* 0 when no rule starts with the byte c (a quick test before a search). */
+static inline int charsmap_starts(const charsmap *cm, uint8_t c) { return cm->first[c]; }
 
 /* SentencePiece's choice (Normalizer::NormalizePrefix): the longest rule
  * among the first 32 that are prefixes of s[0..n). Its length, with the

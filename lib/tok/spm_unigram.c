@@ -10,17 +10,22 @@
 #include "base/err.h"
 #include "tok/charsmap.h"
 #include "tok/spm_proto.h"
+#include "tok/hf_int.h"
 #include "tok/unigram.h"
+
+enum { NFLAGS = 7 + 256 }; /* the image's settings: 7 numbers, then user_first */
 
 struct spm_unigram {
     ug_model ug;
     int dummy_prefix, remove_extra, escape, suffix, has_user;
+    uint8_t user_first[256];   /* bytes a user-defined piece starts with */
+    uint32_t user_max;         /* the longest user-defined piece, in bytes */
     charsmap cm;
     int has_cm;
     const uint8_t *blob;  /* the character map as the model holds it (for the image) */
     size_t blob_len;
     uint8_t *own_blob;
-    uint64_t num[UG_IMAGE_NUMS], flags[6]; /* the image's numbers, kept until it is written */
+    uint64_t num[UG_IMAGE_NUMS], flags[NFLAGS]; /* the image's numbers, kept until it is written */
 };
 
 #define SPACE_SYMBOL "\xe2\x96\x81" /* U+2581 */
@@ -70,7 +75,11 @@ spm_unigram *spm_unigram_build(const void *data, size_t len, char *why, size_t w
         score[id] = p->score;
         kind[id] = p->type == SPM_P_NORMAL ? UG_K_NORMAL : p->type == SPM_P_USER ? UG_K_USER
                  : p->type == SPM_P_UNUSED ? UG_K_UNUSED : UG_K_OUT;
-        if (p->type == SPM_P_USER) u->has_user = 1;
+        if (p->type == SPM_P_USER && p->len) {
+            u->has_user = 1;
+            u->user_first[(uint8_t)p->text[0]] = 1;
+            if (p->len > u->user_max) u->user_max = p->len;
+        }
         if (p->type == SPM_P_NORMAL) {
             if (p->score < min_score) min_score = p->score;
             if (p->score > max_score) max_score = p->score;
@@ -133,21 +142,15 @@ static size_t utf8_len(const uint8_t *s, size_t n) {
 /* Normalizer::NormalizePrefix: the replacement of the prefix of s[0..n)
  * it consumes (its length returned). */
 static size_t norm_prefix(const spm_unigram *u, const char *s, size_t n, const char **rep, size_t *replen) {
-    if (u->has_user) { /* the longest user-defined piece (PrefixMatcher) */
-        size_t best = 0;
+    if (u->has_user && u->user_first[(uint8_t)s[0]]) { /* the longest user-defined piece (PrefixMatcher) */
+        size_t best = 0, lim = n < u->user_max ? n : u->user_max;
         uint32_t node = 0;
-        for (size_t k = 0; k < n;) {
+        for (size_t k = 0; k < lim;) {
             uint32_t id;
-            const ug_model *m = &u->ug;
-            if (node == 0) id = m->root_id[(uint8_t)s[k]], node = m->root_child[(uint8_t)s[k]];
-            else {
-                const struct th_merge *e = th_mergemap_get(&m->edges, node, (uint8_t)s[k]);
-                node = e ? e->rank : 0;
-                id = e ? e->id : UG_NONE;
-            }
+            node = ug_child(&u->ug, node, (uint8_t)s[k], &id);
             if (!node) break;
             k++;
-            if (id != UG_NONE && m->kind[id] == UG_K_USER) best = k;
+            if (id != UG_NONE && u->ug.kind[id] == UG_K_USER) best = k;
         }
         if (best) {
             *rep = s;
@@ -155,7 +158,7 @@ static size_t norm_prefix(const spm_unigram *u, const char *s, size_t n, const c
             return best;
         }
     }
-    if (u->has_cm) {
+    if (u->has_cm && charsmap_starts(&u->cm, (uint8_t)s[0])) {
         size_t k = charsmap_longest(&u->cm, s, n, rep, replen);
         if (k) return k;
     }
@@ -191,10 +194,12 @@ void spm_unigram_normalize(const spm_unigram *u, const char *s, size_t n, cal_bu
         size_t k = norm_prefix(u, s, n, &rep, &rl);
         while (prev_space && rl && rep[0] == ' ') rep++, rl--;
         if (rl) {
-            for (size_t i = 0; i < rl; i++) {
-                if (u->escape && rep[i] == ' ') cal_buf_add(out, SPACE_SYMBOL, 3);
-                else cal_buf_addc(out, rep[i]);
-            }
+            if (!u->escape || !memchr(rep, ' ', rl)) cal_buf_add(out, rep, rl);
+            else
+                for (size_t i = 0; i < rl; i++) {
+                    if (rep[i] == ' ') cal_buf_add(out, SPACE_SYMBOL, 3);
+                    else cal_buf_addc(out, rep[i]);
+                }
             prev_space = rep[rl - 1] == ' ';
         }
         s += k, n -= k;
@@ -230,11 +235,12 @@ int spm_unigram_encode(const spm_unigram *u, const char *text, size_t n, cal_ids
 
 void spm_unigram_image_parts(spm_unigram *u, tok_image_parts *w, uint32_t tag0) {
     static const uint8_t none = 0;
-    uint64_t f[6] = {(uint64_t)u->dummy_prefix, (uint64_t)u->remove_extra, (uint64_t)u->escape, (uint64_t)u->suffix,
-                     (uint64_t)u->has_user, (uint64_t)u->has_cm};
+    uint64_t f[7] = {(uint64_t)u->dummy_prefix, (uint64_t)u->remove_extra, (uint64_t)u->escape, (uint64_t)u->suffix,
+                     (uint64_t)u->has_user, (uint64_t)u->has_cm, u->user_max};
     memcpy(u->flags, f, sizeof f);
+    for (int c = 0; c < 256; c++) u->flags[7 + c] = u->user_first[c];
     ug_image_parts(&u->ug, w, tag0, u->num);
-    tok_image_add(w, tag0 + 4, 8, u->flags, 6);
+    tok_image_add(w, tag0 + 4, 8, u->flags, NFLAGS);
     tok_image_add(w, tag0 + 5, 1, u->has_cm ? u->blob : &none, u->has_cm ? u->blob_len : 0);
 }
 
@@ -242,7 +248,7 @@ spm_unigram *spm_unigram_from_image(const tok_image *im, uint32_t tag0, char *er
     uint64_t nf, nb;
     const uint64_t *f = tok_image_get(im, tag0 + 4, 8, &nf);
     const uint8_t *blob = tok_image_get(im, tag0 + 5, 1, &nb);
-    if (!f || nf != 6 || !blob) {
+    if (!f || nf != NFLAGS || !blob) {
         cal_errf(err, errlen, "its SentencePiece unigram sections do not fit together");
         return NULL;
     }
@@ -257,6 +263,8 @@ spm_unigram *spm_unigram_from_image(const tok_image *im, uint32_t tag0, char *er
     u->suffix = f[3] != 0;
     u->has_user = f[4] != 0;
     u->has_cm = f[5] != 0;
+    u->user_max = f[6] > UINT32_MAX ? UINT32_MAX : (uint32_t)f[6];
+    for (int c = 0; c < 256; c++) u->user_first[c] = f[7 + c] != 0;
     if (u->ug.mode != UG_SPM || (u->has_cm && charsmap_init(&u->cm, blob, nb, err, errlen))) {
         if (u->ug.mode != UG_SPM) cal_errf(err, errlen, "its SentencePiece unigram sections do not fit together");
         spm_unigram_free(u);

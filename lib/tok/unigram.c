@@ -6,36 +6,130 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "tok/hf_int.h"
 
-/* ---- the trie ---- */
+/* ---- the trie ----
+ * Built as a map (node, byte) -> child first, then laid out as a double
+ * array breadth first: each node's children go at the first base whose
+ * slots base + c are all free (a list of the free slots keeps the search
+ * short). */
 
-static uint32_t child(const ug_model *m, uint32_t node, uint8_t c, uint32_t *id) {
-    if (node == 0) {
-        *id = m->root_id[c];
-        return m->root_child[c];
-    }
-    const struct th_merge *e = th_mergemap_get(&m->edges, node, c);
-    if (!e) return 0;
-    *id = e->id;
-    return e->rank;
-}
+#define FREE UINT32_MAX
 
-static void insert(ug_model *m, const char *s, uint32_t len, uint32_t id) {
+typedef struct {
+    th_mergemap edges;   /* (node, byte) -> child (rank), piece id */
+    uint32_t nnodes;
+} tmp_trie;
+
+static void tmp_insert(tmp_trie *t, const char *s, uint32_t len, uint32_t id) {
     uint32_t node = 0;
     for (uint32_t i = 0; i < len; i++) {
         uint8_t c = (uint8_t)s[i];
-        uint32_t pid, next = child(m, node, c, &pid);
-        int last = i + 1 == len;
-        if (!next) {
-            next = m->nnodes++;
-            pid = UG_NONE;
-            if (node == 0) m->root_child[c] = next, m->root_id[c] = UG_NONE;
-        }
-        if (last) pid = id; /* a repeated text: the last id wins */
-        if (node == 0) m->root_id[c] = pid;
-        else th_mergemap_put(&m->edges, node, c, next, pid);
+        const struct th_merge *e = th_mergemap_get(&t->edges, node, c);
+        uint32_t next = e ? e->rank : t->nnodes++, pid = e ? e->id : UG_NONE;
+        if (i + 1 == len) pid = id; /* a repeated text: the last id wins */
+        th_mergemap_put(&t->edges, node, c, next, pid);
         node = next;
     }
+}
+
+typedef struct {
+    struct ug_slot *slot;
+    size_t cap;
+    uint32_t *next, *prev; /* the free slots, a doubly linked list from head (FREE ends it) */
+    uint32_t head;
+} da_build;
+
+static void da_grow(da_build *d, size_t need) {
+    if (need <= d->cap) return;
+    size_t cap = d->cap ? d->cap : 1024;
+    while (cap < need) cap *= 2;
+    d->slot = cal_xrealloc(d->slot, cap * sizeof *d->slot);
+    d->next = cal_xrealloc(d->next, cap * sizeof *d->next);
+    d->prev = cal_xrealloc(d->prev, cap * sizeof *d->prev);
+    /* the new slots are free, appended to the list in order */
+    uint32_t tail = d->head;
+    if (tail != FREE)
+        while (d->next[tail] != FREE) tail = d->next[tail];
+    for (size_t i = d->cap; i < cap; i++) {
+        d->slot[i] = (struct ug_slot){0, FREE, UG_NONE};
+        d->prev[i] = tail;
+        d->next[i] = FREE;
+        if (tail == FREE) d->head = (uint32_t)i;
+        else d->next[tail] = (uint32_t)i;
+        tail = (uint32_t)i;
+    }
+    d->cap = cap;
+}
+
+static void da_take(da_build *d, uint32_t i, uint32_t parent, uint32_t id) {
+    d->slot[i].check = parent;
+    d->slot[i].id = id;
+    if (d->prev[i] == FREE) d->head = d->next[i];
+    else d->next[d->prev[i]] = d->next[i];
+    if (d->next[i] != FREE) d->prev[d->next[i]] = d->prev[i];
+}
+
+static int by_label(const void *a, const void *b) {
+    const struct th_merge *x = a, *y = b;
+    uint32_t p = (uint32_t)x->key, q = (uint32_t)y->key;
+    return p < q ? -1 : p > q;
+}
+
+static void da_layout(ug_model *m, const tmp_trie *t) {
+    /* the children of every node, grouped by parent (counting sort) */
+    size_t nn = t->nnodes, ne = t->edges.mask + 1, nedge = 0;
+    uint32_t *first = cal_xcalloc(nn + 1, sizeof *first);
+    for (size_t i = 0; i < ne; i++)
+        if (t->edges.slot[i].key != UINT64_MAX) first[(t->edges.slot[i].key >> 32) + 1]++, nedge++;
+    for (size_t i = 0; i < nn; i++) first[i + 1] += first[i];
+    struct th_merge *kids = cal_xmalloc((nedge ? nedge : 1) * sizeof *kids);
+    uint32_t *fill = cal_xmalloc((nn ? nn : 1) * sizeof *fill);
+    memcpy(fill, first, nn * sizeof *fill);
+    for (size_t i = 0; i < ne; i++)
+        if (t->edges.slot[i].key != UINT64_MAX) kids[fill[t->edges.slot[i].key >> 32]++] = t->edges.slot[i];
+    for (size_t i = 0; i < nn; i++) qsort(kids + first[i], first[i + 1] - first[i], sizeof *kids, by_label);
+    /* breadth first: (node, its slot) */
+    uint32_t *qn = cal_xmalloc((nn ? nn : 1) * sizeof *qn), *qs = cal_xmalloc((nn ? nn : 1) * sizeof *qs);
+    size_t qh = 0, qt = 0;
+    da_build d = {0};
+    d.head = FREE;
+    da_grow(&d, 256 + 1);
+    da_take(&d, 0, FREE - 1, UG_NONE); /* the root: no parent matches it */
+    qn[qt] = 0, qs[qt++] = 0;
+    size_t used = 1;
+    while (qh < qt) {
+        uint32_t node = qn[qh], at = qs[qh++];
+        const struct th_merge *k = kids + first[node];
+        size_t nk = first[node + 1] - first[node];
+        if (!nk) continue;
+        uint32_t c0 = (uint32_t)k[0].key & 0xff, base;
+        for (uint32_t f = d.head;; f = d.next[f]) {
+            if (f == FREE) { /* no free slot fits: grow, and search the new ones */
+                size_t old = d.cap;
+                da_grow(&d, d.cap * 2);
+                f = (uint32_t)old;
+            }
+            if (f < c0 + 1) continue;
+            base = f - c0;
+            size_t need = (size_t)base + ((uint32_t)k[nk - 1].key & 0xff) + 1;
+            da_grow(&d, need);
+            size_t j = 1;
+            while (j < nk && d.slot[base + ((uint32_t)k[j].key & 0xff)].check == FREE) j++;
+            if (j == nk) break;
+        }
+        d.slot[at].base = base;
+        for (size_t j = 0; j < nk; j++) {
+            uint32_t s = base + ((uint32_t)k[j].key & 0xff);
+            da_take(&d, s, at, k[j].id);
+            if (s + 1 > used) used = s + 1;
+            qn[qt] = k[j].rank, qs[qt++] = s;
+        }
+    }
+    m->own_slot = cal_xrealloc(d.slot, used * sizeof *d.slot);
+    m->slot = m->own_slot;
+    m->nslot = used;
+    free(d.next), free(d.prev), free(first), free(kids), free(fill), free(qn), free(qs);
 }
 
 void ug_build(ug_model *m, int mode, uint32_t n, const char *const *text, const uint32_t *len, const double *score,
@@ -55,24 +149,25 @@ void ug_build(ug_model *m, int mode, uint32_t n, const char *const *text, const 
     memcpy(m->own_kind, kind, n);
     m->score = m->own_score;
     m->kind = m->own_kind;
-    m->nnodes = 1;
-    m->own_edges = 1;
-    th_mergemap_init(&m->edges, (size_t)n * 4);
+    tmp_trie t = {{0}, 1};
+    th_mergemap_init(&t.edges, (size_t)n * 4);
     for (uint32_t id = 0; id < n; id++)
-        if (kind[id] != UG_K_OUT && len[id]) insert(m, text[id], len[id], id);
+        if (kind[id] != UG_K_OUT && len[id]) tmp_insert(&t, text[id], len[id], id);
+    da_layout(m, &t);
+    th_mergemap_free(&t.edges);
 }
 
 void ug_free(ug_model *m) {
     free(m->own_score);
     free(m->own_kind);
-    if (m->own_edges) th_mergemap_free(&m->edges);
+    free(m->own_slot);
     memset(m, 0, sizeof *m);
 }
 
 uint32_t ug_lookup(const ug_model *m, const char *s, size_t n) {
     uint32_t node = 0, id = UG_NONE;
     for (size_t i = 0; i < n; i++) {
-        node = child(m, node, (uint8_t)s[i], &id);
+        node = ug_child(m, node, (uint8_t)s[i], &id);
         if (!node) return UG_NONE;
     }
     return n ? id : UG_NONE;
@@ -112,7 +207,7 @@ static void viterbi_spm(const ug_model *m, const char *s, size_t n, spm_node *nd
         uint32_t node = 0;
         for (size_t k = p; k < n;) {
             uint32_t id;
-            node = child(m, node, (uint8_t)s[k], &id);
+            node = ug_child(m, node, (uint8_t)s[k], &id);
             if (!node) break;
             k++;
             if (id == UG_NONE || m->kind[id] == UG_K_UNUSED) continue;
@@ -143,7 +238,7 @@ static void viterbi_hf(const ug_model *m, const char *s, size_t n, hf_node *nd) 
         uint32_t node = 0;
         for (size_t k = p; k < n;) {
             uint32_t id;
-            node = child(m, node, (uint8_t)s[k], &id);
+            node = ug_child(m, node, (uint8_t)s[k], &id);
             if (!node) break;
             k++;
             if (id == UG_NONE) continue;
@@ -234,9 +329,8 @@ int ug_encode(const ug_model *m, const char *s, size_t n, ug_scratch *sc, cal_id
 
 /* ---- image ---- */
 
-enum { U_MODE, U_N, U_UNK, U_BF, U_UNKSCORE, U_MAXSCORE, U_NNODES, U_SHIFT, U_EDGES_N, U_COUNT };
-
-_Static_assert(U_COUNT + 256 * 3 == UG_IMAGE_NUMS, "UG_IMAGE_NUMS");
+enum { U_MODE, U_N, U_UNK, U_BF, U_UNKSCORE, U_MAXSCORE, U_COUNT };
+_Static_assert(U_COUNT + 256 == UG_IMAGE_NUMS, "UG_IMAGE_NUMS");
 
 void ug_image_parts(const ug_model *m, tok_image_parts *w, uint32_t tag0, uint64_t *num) {
     uint64_t us, ms;
@@ -244,45 +338,34 @@ void ug_image_parts(const ug_model *m, tok_image_parts *w, uint32_t tag0, uint64
     double mx = m->max_score;
     memcpy(&ms, &mx, 8);
     uint64_t v[U_COUNT] = {[U_MODE] = (uint64_t)m->mode, [U_N] = m->n, [U_UNK] = m->unk,
-                           [U_BF] = (uint64_t)m->byte_fallback, [U_UNKSCORE] = us, [U_MAXSCORE] = ms,
-                           [U_NNODES] = m->nnodes, [U_SHIFT] = m->edges.shift, [U_EDGES_N] = m->edges.n};
+                           [U_BF] = (uint64_t)m->byte_fallback, [U_UNKSCORE] = us, [U_MAXSCORE] = ms};
     memcpy(num, v, sizeof v);
-    for (int c = 0; c < 256; c++) {
-        num[U_COUNT + c] = m->byte_id[c];
-        num[U_COUNT + 256 + c] = m->root_child[c];
-        num[U_COUNT + 512 + c] = m->root_id[c];
-    }
-    tok_image_add(w, tag0, 8, num, U_COUNT + 256 * 3);
+    for (int c = 0; c < 256; c++) num[U_COUNT + c] = m->byte_id[c];
+    tok_image_add(w, tag0, 8, num, UG_IMAGE_NUMS);
     tok_image_add(w, tag0 + 1, 8, m->score, m->n);
     tok_image_add(w, tag0 + 2, 1, m->kind, m->n);
-    tok_image_add(w, tag0 + 3, sizeof *m->edges.slot, m->edges.slot, m->edges.mask + 1);
+    tok_image_add(w, tag0 + 3, sizeof *m->slot, m->slot, m->nslot);
 }
 
 int ug_image_restore(ug_model *m, const tok_image *im, uint32_t tag0, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
-    uint64_t nn, ns, nk, ne;
+    uint64_t nn, ns, nk, nslot;
     const uint64_t *num = tok_image_get(im, tag0, 8, &nn);
     const double *score = tok_image_get(im, tag0 + 1, 8, &ns);
     const uint8_t *kind = tok_image_get(im, tag0 + 2, 1, &nk);
-    const struct th_merge *slot = tok_image_get(im, tag0 + 3, sizeof *slot, &ne);
-    if (!num || nn != U_COUNT + 256 * 3 || !slot || !ne || (ne & (ne - 1)))
+    const struct ug_slot *slot = tok_image_get(im, tag0 + 3, sizeof *slot, &nslot);
+    if (!num || nn != UG_IMAGE_NUMS || !slot || !nslot || nslot >= UG_NONE)
         return cal_errf(err, errlen, "its unigram sections do not fit together");
-    uint64_t n = num[U_N], nodes = num[U_NNODES];
+    uint64_t n = num[U_N];
     int bad = num[U_MODE] > UG_HF || n >= UG_NONE || ns != n || nk != n || (n && (!score || !kind)) ||
-              (num[U_UNK] != UG_NONE && num[U_UNK] >= n) || nodes == 0 || nodes >= UG_NONE ||
-              num[U_EDGES_N] > ne || 64 - num[U_SHIFT] >= 64 || (1ull << (64 - num[U_SHIFT])) != ne;
+              (num[U_UNK] != UG_NONE && num[U_UNK] >= n);
     for (uint64_t i = 0; i < nk && !bad; i++) bad = kind[i] > UG_K_OUT;
     for (int c = 0; c < 256 && !bad; c++) {
-        uint64_t b = num[U_COUNT + c], ch = num[U_COUNT + 256 + c], id = num[U_COUNT + 512 + c];
-        bad = (b != UG_NONE && b >= n) || (num[U_BF] && num[U_MODE] == UG_SPM && b >= n) || ch >= nodes ||
-              (id != UG_NONE && id >= n);
+        uint64_t b = num[U_COUNT + c];
+        bad = (b != UG_NONE && b >= n) || (num[U_BF] && num[U_MODE] == UG_SPM && b >= n);
     }
-    for (uint64_t i = 0; i < ne && !bad; i++) {
-        if (slot[i].key == UINT64_MAX) continue;
-        uint64_t node = slot[i].key >> 32, c = slot[i].key & 0xffffffffu;
-        bad = node == 0 || node >= nodes || c > 255 || slot[i].rank == 0 || slot[i].rank >= nodes ||
-              (slot[i].id != UG_NONE && slot[i].id >= n);
-    }
+    /* lookups bound t by nslot; what they return must be a piece */
+    for (uint64_t i = 0; i < nslot && !bad; i++) bad = slot[i].id != UG_NONE && slot[i].id >= n;
     if (bad) return cal_errf(err, errlen, "its unigram sections are out of bounds");
     m->mode = (int)num[U_MODE];
     m->n = (uint32_t)n;
@@ -292,17 +375,10 @@ int ug_image_restore(ug_model *m, const tok_image *im, uint32_t tag0, char *err,
     double mx;
     memcpy(&mx, &num[U_MAXSCORE], 8);
     m->max_score = (float)mx;
-    for (int c = 0; c < 256; c++) {
-        m->byte_id[c] = (uint32_t)num[U_COUNT + c];
-        m->root_child[c] = (uint32_t)num[U_COUNT + 256 + c];
-        m->root_id[c] = (uint32_t)num[U_COUNT + 512 + c];
-    }
+    for (int c = 0; c < 256; c++) m->byte_id[c] = (uint32_t)num[U_COUNT + c];
     m->score = score;
     m->kind = kind;
-    m->nnodes = (uint32_t)nodes;
-    m->edges.slot = (struct th_merge *)(uintptr_t)slot;
-    m->edges.mask = ne - 1;
-    m->edges.n = (size_t)num[U_EDGES_N];
-    m->edges.shift = (unsigned)num[U_SHIFT];
+    m->slot = slot;
+    m->nslot = (size_t)nslot;
     return 0;
 }

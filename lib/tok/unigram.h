@@ -43,7 +43,6 @@
 #include <stdint.h>
 
 #include "base/buf.h"
-#include "tok/hf_int.h"
 #include "tok/image.h"
 
 #define UG_NONE UINT32_MAX
@@ -62,17 +61,24 @@ typedef struct {
     float max_score;          /* SPM: the user-defined bonus's base */
     const double *score;      /* [n] */
     const uint8_t *kind;      /* [n] UG_K_* */
-    /* the trie of matched pieces: node 0 is the root, whose children are
-     * root_child[byte] (0: none) ending piece root_id[byte]; below it,
-     * edges maps (node, byte) to the child (rank) and the id of the piece
-     * ending there (id, UG_NONE when none) */
-    uint32_t root_child[256], root_id[256];
-    th_mergemap edges;
-    uint32_t nnodes;
+    /* the trie of matched pieces as a double array: slot 0 is the root; the
+     * child of slot s by byte c is t = base[s] + c when t < nslot and
+     * check[t] == s, and id[t] is the piece ending there (UG_NONE: none) */
+    const struct ug_slot { uint32_t base, check, id; } *slot;
+    size_t nslot;
     double *own_score;        /* built here (freed by ug_free); NULL when mapped */
     uint8_t *own_kind;
-    int own_edges;
+    struct ug_slot *own_slot;
 } ug_model;
+
+/* The child of trie node s by byte c (0 when none), the id of the piece
+ * ending there in *id. */
+static inline uint32_t ug_child(const ug_model *m, uint32_t s, uint8_t c, uint32_t *id) {
+    uint64_t t = (uint64_t)m->slot[s].base + c;
+    if (t >= m->nslot || m->slot[t].check != s) return 0;
+    *id = m->slot[t].id;
+    return (uint32_t)t;
+}
 
 /* Builds the model of n pieces: text[i][0..len[i]), score[i], kind[i]
  * (copied). unk, byte_fallback, byte_id, unk_score and max_score as
@@ -98,12 +104,12 @@ void ug_scratch_free(ug_scratch *sc);
  * character and no unknown token). */
 int ug_encode(const ug_model *m, const char *s, size_t n, ug_scratch *sc, cal_ids *out, char *err, size_t errlen);
 
-/* The model's tables as image sections tag0, tag0+1, ... tag0+3 (they point
+/* The model's tables as image sections tag0 .. tag0+3 (they point
  * into m, and the first into num[UG_IMAGE_NUMS], which the caller keeps
  * until the image is written); and m from a verified image's sections
  * (every index bounded): 0, or -1 with err. The restored model points into
  * the image. */
-#define UG_IMAGE_NUMS (9 + 256 * 3)
+#define UG_IMAGE_NUMS (6 + 256)
 void ug_image_parts(const ug_model *m, tok_image_parts *w, uint32_t tag0, uint64_t *num);
 int ug_image_restore(ug_model *m, const tok_image *im, uint32_t tag0, char *err, size_t errlen);
 

@@ -178,7 +178,8 @@ static void add_ws(const spm_unigram *u, cal_buf *out) {
     else cal_buf_addc(out, ' ');
 }
 
-void spm_unigram_normalize(const spm_unigram *u, const char *s, size_t n, cal_buf *out) {
+/* Normalizer::Normalize into out; -1 as soon as out exceeds limit bytes. */
+static int normalize(const spm_unigram *u, const char *s, size_t n, cal_buf *out, size_t limit) {
     const char *rep;
     size_t rl;
     if (u->remove_extra) /* heading spaces */
@@ -187,7 +188,7 @@ void spm_unigram_normalize(const spm_unigram *u, const char *s, size_t n, cal_bu
             if (!(rl == 1 && rep[0] == ' ')) break;
             s += k, n -= k;
         }
-    if (!n) return;
+    if (!n) return 0;
     if (!u->suffix && u->dummy_prefix) add_ws(u, out);
     int prev_space = u->remove_extra;
     while (n) {
@@ -204,6 +205,7 @@ void spm_unigram_normalize(const spm_unigram *u, const char *s, size_t n, cal_bu
         }
         s += k, n -= k;
         if (!u->remove_extra) prev_space = 0;
+        if (out->n > limit) return -1;
     }
     if (u->remove_extra) { /* trailing spaces */
         const char *sp = u->escape ? SPACE_SYMBOL : " ";
@@ -211,17 +213,22 @@ void spm_unigram_normalize(const spm_unigram *u, const char *s, size_t n, cal_bu
         while (out->n >= sl && !memcmp(out->p + out->n - sl, sp, sl)) out->n -= sl;
     }
     if (u->suffix && u->dummy_prefix) add_ws(u, out);
+    return 0;
+}
+
+void spm_unigram_normalize(const spm_unigram *u, const char *s, size_t n, cal_buf *out) {
+    normalize(u, s, n, out, SIZE_MAX);
 }
 
 int spm_unigram_encode(const spm_unigram *u, const char *text, size_t n, cal_ids *out, char *err, size_t errlen) {
     cal_buf norm = {0};
-    spm_unigram_normalize(u, text, n, &norm);
     int rc = 0;
-    if (norm.n > SPM_UG_MAX)
+    if (normalize(u, text, n, &norm, SPM_UG_MAX) || norm.n > SPM_UG_MAX)
         rc = cal_errf(err, errlen,
-                      "SentencePiece unigram: a text of %zu bytes normalizes to %zu; calkit's unigram search takes at most "
-                      "%zu MiB at a time (about 13 bytes of memory per byte): cut long documents first (cal-read --max-chars)",
-                      n, norm.n, SPM_UG_MAX >> 20);
+                      "SentencePiece unigram: a text of %zu bytes normalizes to over %zu MiB; calkit's unigram search "
+                      "takes at most that at a time (about 13 bytes of memory per byte): cut long documents first "
+                      "(cal-read --max-chars)",
+                      n, SPM_UG_MAX >> 20);
     else if (norm.n) {
         ug_scratch sc = {0};
         rc = ug_encode(&u->ug, norm.p, norm.n, &sc, out, err, errlen);

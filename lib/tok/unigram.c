@@ -1,6 +1,7 @@
 /* unigram.c - the Viterbi segmentation of a unigram model (see unigram.h). */
 #include "tok/unigram.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,16 +258,17 @@ static void viterbi_hf(const ug_model *m, const char *s, size_t n, hf_node *nd) 
 }
 
 /* The path's node ends, first to last, into sc->path; returns how many. */
-static size_t backtrack(ug_scratch *sc, size_t n, const void *nodes, size_t stride) {
+static size_t backtrack(ug_scratch *sc, size_t n, const void *nodes, size_t stride, size_t start_at) {
     size_t k = 0;
     for (size_t e = n; e > 0;) {
-        const int32_t *start = (const int32_t *)((const char *)nodes + e * stride + (stride == sizeof(spm_node) ? 4 : 8));
+        int32_t start;
+        memcpy(&start, (const char *)nodes + e * stride + start_at, sizeof start);
         if (k == sc->pcap) {
             sc->pcap = sc->pcap ? 2 * sc->pcap : 256;
             sc->path = cal_xrealloc(sc->path, sc->pcap * sizeof *sc->path);
         }
         sc->path[k++] = (uint32_t)e;
-        e = (size_t)*start;
+        e = (size_t)start;
     }
     for (size_t i = 0; i < k / 2; i++) {
         uint32_t x = sc->path[i];
@@ -282,7 +284,7 @@ int ug_encode(const ug_model *m, const char *s, size_t n, ug_scratch *sc, cal_id
     if (m->mode == UG_SPM) {
         spm_node *nd = room(sc, (n + 1) * sizeof *nd);
         viterbi_spm(m, s, n, nd);
-        size_t k = backtrack(sc, n, nd, sizeof *nd);
+        size_t k = backtrack(sc, n, nd, sizeof *nd, offsetof(spm_node, start));
         int prev_unk = 0;
         for (size_t i = 0; i < k; i++) {
             const spm_node *x = &nd[sc->path[i]];
@@ -296,7 +298,7 @@ int ug_encode(const ug_model *m, const char *s, size_t n, ug_scratch *sc, cal_id
     }
     hf_node *nd = room(sc, (n + 1) * sizeof *nd);
     viterbi_hf(m, s, n, nd);
-    size_t k = backtrack(sc, n, nd, sizeof *nd);
+    size_t k = backtrack(sc, n, nd, sizeof *nd, offsetof(hf_node, start));
     if (m->unk == UG_NONE) /* a character no piece covers, and no unknown token */
         for (size_t i = 0; i < k; i++)
             if (nd[sc->path[i]].id == UG_NONE)

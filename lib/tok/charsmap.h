@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct {
+typedef struct charsmap {
     const uint32_t *unit;  /* the double array (may be unaligned-free copy) */
     size_t nunit;
     const char *norm;      /* the replacement strings */

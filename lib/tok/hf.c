@@ -15,6 +15,7 @@
 #include "base/utf8.h"
 #include "tok/hf_int.h"
 #include "tok/unicode.h"
+#include "tok/unigram.h"
 
 typedef struct { size_t off, len; } rng;
 
@@ -28,6 +29,7 @@ typedef struct {
     size_t errlen;
     size_t gap_off;  /* offset of the current gap in the input (Metaspace "first") */
     rng *r[2]; size_t rcap[2];
+    ug_scratch ug;   /* a Unigram model's search (tok/unigram.h) */
 } enc;
 
 static void rpush(enc *e, int w, size_t *n, size_t off, size_t len)
@@ -149,7 +151,7 @@ static int fused_scanner(const tok_hf *t, int *keep_gaps)
 static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
 {
     const tok_hf *t = e->t;
-    int keep_gaps, scanner = fused_scanner(t, &keep_gaps);
+    int keep_gaps, scanner = t->ug ? TH_RE_PCRE : fused_scanner(t, &keep_gaps);
     if (scanner != TH_RE_PCRE) {
         th_bpe_scan(t, e->sc, scanner, keep_gaps, s, len, e->out);
         return 0;
@@ -218,7 +220,8 @@ static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
     bf->pcap = pcap;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
-        rc = th_bpe(t, e->sc, s + e->r[0][i].off, e->r[0][i].len, e->out, e->err, e->errlen);
+        rc = t->ug ? ug_encode(t->ug, s + e->r[0][i].off, e->r[0][i].len, &e->ug, e->out, e->err, e->errlen)
+                   : th_bpe(t, e->sc, s + e->r[0][i].off, e->r[0][i].len, e->out, e->err, e->errlen);
     cal_buf_free(&own);
     return rc;
 }
@@ -337,6 +340,7 @@ int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags,
     bf->r[0] = e.r[0]; bf->r[1] = e.r[1];
     bf->rcap[0] = e.rcap[0]; bf->rcap[1] = e.rcap[1];
     free(fixed);
+    ug_scratch_free(&e.ug);
     *caller_out = local;
     return rc;
 }

@@ -97,11 +97,15 @@ typedef struct {
     int individual;        /* DIGITS */
 } th_pretok;
 
-enum { TH_N_NFC, TH_N_NFKC, TH_N_NFD, TH_N_NFKD, TH_N_REPLACE, TH_N_PREPEND, TH_N_LOWER, TH_N_STRIP };
+enum { TH_N_NFC, TH_N_NFKC, TH_N_NFD, TH_N_NFKD, TH_N_REPLACE, TH_N_PREPEND, TH_N_LOWER, TH_N_STRIP,
+       TH_N_PRECOMPILED, TH_N_STRIPACC };
+struct charsmap;
+struct ug_model;
 typedef struct {
     int kind;
     th_pattern pat;   /* REPLACE */
-    char *str;        /* REPLACE content, PREPEND prepend */
+    struct charsmap *cm; /* PRECOMPILED: the map (tok/charsmap.h) over str, NULL when empty */
+    char *str;        /* REPLACE content, PREPEND prepend, PRECOMPILED the map's bytes */
     size_t str_len;
     int left, right;  /* STRIP */
 } th_norm;
@@ -143,6 +147,7 @@ struct tok_hf {
                                * and decoder as JSON, for the image */
     const uint8_t *nq_bits;   /* th_norm_quick's table from an image, else NULL */
     th_fast *fast;            /* the merge tables the encoder reads (tok_hf_bpe.c) */
+    struct ug_model *ug;      /* a "Unigram" model (tok/unigram.h, UG_HF), instead of BPE */
     /* model */
     th_strmap vocab;          /* model-space keys: raw bytes when byte_level */
     th_mergemap merges;

@@ -9,6 +9,8 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/utf8.h"
+#include "tok/charsmap.h"
+#include "tok/grapheme.h"
 #include "tok/hf_int.h"
 #include "tok/unicode.h"
 
@@ -73,6 +75,44 @@ static int normal_form(const char *s, size_t len, int opt, cal_buf *o)
     return 0;
 }
 
+/* The rule of the map that is the shortest prefix of s[0..n) (stopping at
+ * a NUL, as spm_precompiled's search does) appended to o: 1, or 0 when none. */
+static int first_rule(const charsmap *cm, const char *s, size_t n, cal_buf *o)
+{
+    const char *z = memchr(s, 0, n);
+    size_t len[1], ol[1];
+    const char *r[1];
+    if (z) n = (size_t)(z - s);
+    if (!charsmap_starts(cm, (uint8_t)(n ? s[0] : 0)) || !charsmap_prefixes(cm, s, n, len, r, ol, 1)) return 0;
+    cal_buf_add(o, r[0], ol[0]);
+    return 1;
+}
+
+/* Hugging Face's Precompiled (spm_precompiled's transform, per grapheme):
+ * a cluster of fewer than 6 bytes that some rule starts is replaced whole
+ * by the first (shortest) such rule; else each character by its rule, or
+ * kept. */
+static void precompiled(const charsmap *cm, const char *s, size_t len, cal_buf *o)
+{
+    if (!cm) {
+        cal_buf_add(o, s, len);
+        return;
+    }
+    for (size_t i = 0; i < len;) {
+        size_t e = tg_next(s, len, i);
+        if (e - i < 6 && first_rule(cm, s + i, e - i, o)) {
+            i = e;
+            continue;
+        }
+        while (i < e) {
+            int32_t c;
+            size_t k = cal_utf8_next(s, len, i, &c);
+            if (!first_rule(cm, s + i, k, o)) cal_buf_add(o, s + i, k);
+            i += k;
+        }
+    }
+}
+
 static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o, char *err, size_t errlen)
 {
     switch (nm->kind) {
@@ -122,6 +162,17 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
             i += cal_utf8_next(s, len, i, &c);
             for (int k = 0, n = tu_lower(c, l); k < n; k++) put_cp(o, l[k]);
         }
+        return 0;
+    case TH_N_STRIPACC: /* is_combining_mark: General_Category Mark in 9.0 */
+        for (size_t i = 0; i < len;) {
+            int32_t c;
+            size_t k = cal_utf8_next(s, len, i, &c);
+            if (!(tu_props(c) & TU_MARK9)) cal_buf_add(o, s + i, k);
+            i += k;
+        }
+        return 0;
+    case TH_N_PRECOMPILED:
+        precompiled(nm->cm, s, len, o);
         return 0;
     case TH_N_STRIP: {
         size_t a = 0, b = len;

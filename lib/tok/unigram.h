@@ -51,7 +51,7 @@ enum { UG_SPM = 0, UG_HF = 1 };
  * user-defined bonus (SPM); matched and skipped (SPM's unused); not matched. */
 enum { UG_K_NORMAL = 0, UG_K_USER = 1, UG_K_UNUSED = 2, UG_K_OUT = 3 };
 
-typedef struct {
+typedef struct ug_model {
     int mode;                 /* UG_SPM or UG_HF */
     uint32_t n;               /* pieces: ids 0..n-1 */
     uint32_t unk;             /* the unknown id, UG_NONE when none */

@@ -18,6 +18,7 @@ const GC = ['Unassigned', 'Uppercase_Letter', 'Lowercase_Letter', 'Titlecase_Let
   'Modifier_Symbol', 'Other_Symbol', 'Space_Separator', 'Line_Separator', 'Paragraph_Separator', 'Control',
   'Format', 'Surrogate', 'Private_Use'];
 const ALPHA = 0x20, NUMERIC17 = 0x40, NEW9 = 0x80, SPACE = 0x100, JOINC = 0x200, MARK9 = 0x400;
+const OTHER8 = 0x800, MN8 = 0x1000, PUNCT8 = 0x2000;
 const N = 0x110000;
 const props = new Uint16Array(N); // GC 0 = Unassigned
 
@@ -27,6 +28,12 @@ for (const c of await load('16.0.0', 'Binary_Property/White_Space')) props[c] |=
 for (const c of await load('16.0.0', 'Binary_Property/Join_Control')) props[c] |= JOINC;
 for (const c of await load('17.0.0', 'General_Category/Number')) props[c] |= NUMERIC17;
 for (const c of await load('9.0.0', 'General_Category/Mark')) props[c] |= MARK9;
+// the unicode_categories crate 0.1.1 of BertNormalizer and BertPreTokenizer:
+// lists of Unicode 8.0's code points (its tables.rs at 92bb246 has none of
+// 9.0's new marks), private use as whole ranges (lib.rs matches them)
+for (const g of ['Control', 'Format', 'Private_Use']) for (const c of await load('8.0.0', `General_Category/${g}`)) props[c] |= OTHER8;
+for (const c of await load('8.0.0', 'General_Category/Nonspacing_Mark')) props[c] |= MN8;
+for (const c of await load('8.0.0', 'General_Category/Punctuation')) props[c] |= PUNCT8;
 const assigned9 = new Uint8Array(N).fill(1);
 for (const c of await load('9.0.0', 'General_Category/Unassigned')) assigned9[c] = 0;
 for (let c = 0; c < N; c++) if (!assigned9[c]) props[c] |= NEW9;

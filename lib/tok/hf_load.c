@@ -229,6 +229,13 @@ static int add_norm(ld *l, const tj *n, const char *path)
         nm.str = dupn(s->u.s, s->n); nm.str_len = s->n;
     } else if (tj_streq(ty, "StripAccents")) {
         nm.kind = TH_N_STRIPACC;
+    } else if (tj_streq(ty, "BertNormalizer")) {
+        nm.kind = TH_N_BERT;
+        nm.clean = (uint8_t)get_bool(l, n, "clean_text", 1, path);
+        nm.chinese = (uint8_t)get_bool(l, n, "handle_chinese_chars", 1, path);
+        nm.lower = (uint8_t)get_bool(l, n, "lowercase", 1, path);
+        const tj *sa = tj_get(n, "strip_accents"); /* null: as lowercase */
+        nm.strip_acc = sa && sa->type != TJ_NULL ? (uint8_t)get_bool(l, n, "strip_accents", 0, path) : nm.lower;
     } else if (tj_streq(ty, "Precompiled")) {
         nm.kind = TH_N_PRECOMPILED;
         const tj *s = get_str(l, n, "precompiled_charsmap", path, 1);
@@ -319,6 +326,8 @@ static int add_pre(ld *l, const tj *n, const char *path)
             else { snprintf(p, sizeof p, "%s.prepend_scheme", path); return bad(l, p, "unknown prepend_scheme"); }
         } else pt.prepend = get_bool(l, n, "add_prefix_space", 1, path) ? 2 : 0;
         pt.split = get_bool(l, n, "split", 1, path);
+    } else if (tj_streq(ty, "BertPreTokenizer")) {
+        pt.kind = TH_PT_BERT;
     } else if (tj_streq(ty, "Digits")) {
         pt.kind = TH_PT_DIGITS;
         pt.individual = get_bool(l, n, "individual_digits", 0, path);
@@ -363,6 +372,12 @@ static int add_dec(ld *l, const tj *n, const char *path)
         if (!c) return -1;
         d.pat = dupn(s->u.s, s->n); d.pat_len = s->n;
         d.content = dupn(c->u.s, c->n); d.content_len = c->n;
+    } else if (tj_streq(ty, "WordPiece")) {
+        d.kind = TH_D_WORDPIECE;
+        const tj *pf = tj_get(n, "prefix");
+        if (pf && pf->type == TJ_STR) d.pat = dupn(pf->u.s, pf->n), d.pat_len = pf->n;
+        else d.pat = dupn("##", 2), d.pat_len = 2;
+        d.start = get_bool(l, n, "cleanup", 1, path);
     } else if (tj_streq(ty, "Metaspace")) {
         d.kind = TH_D_METASPACE;
         const tj *r = get_str(l, n, "replacement", path, 1);
@@ -388,6 +403,16 @@ static int add_post(ld *l, const tj *n, const char *path)
     tok_hf *t = l->t;
     char p[256];
     if (tj_streq(ty, "ByteLevel")) return 0; /* offsets only; ids unchanged */
+    if (tj_streq(ty, "BertProcessing")) { /* [cls] $A [sep]: "cls": [token, id], "sep": [token, id] */
+        const tj *cls = tj_get(n, "cls"), *sep = tj_get(n, "sep");
+        if (!cls || cls->type != TJ_ARR || cls->n != 2 || cls->u.kids[1].type != TJ_NUM || !sep || sep->type != TJ_ARR ||
+            sep->n != 2 || sep->u.kids[1].type != TJ_NUM || cls->u.kids[1].u.num < 0 || sep->u.kids[1].u.num < 0 ||
+            cls->u.kids[1].u.num >= 4294967295.0 || sep->u.kids[1].u.num >= 4294967295.0)
+            return bad(l, path, "cls and sep must be [token, id]");
+        uint32_t c = (uint32_t)cls->u.kids[1].u.num, s = (uint32_t)sep->u.kids[1].u.num;
+        tok_hf_set_template(t, &c, 1, &s, 1);
+        return 0;
+    }
     if (!tj_streq(ty, "TemplateProcessing")) {
         return unsupported(l, path, "post-processor", ty);
     }
@@ -554,6 +579,42 @@ static int load_unigram(ld *l, const tj *m)
     return 0;
 }
 
+/* A "WordPiece" model: vocab {token: id}, unk_token, continuing_subword_prefix,
+ * max_input_chars_per_word (hf_wordpiece.c encodes). */
+static int load_wordpiece(ld *l, const tj *m)
+{
+    tok_hf *t = l->t;
+    char qb[80];
+    const tj *v = tj_get(m, "vocab"), *unk = tj_get(m, "unk_token"), *pf = tj_get(m, "continuing_subword_prefix"),
+             *mx = tj_get(m, "max_input_chars_per_word");
+    if (!v || v->type != TJ_OBJ) return bad(l, "model.vocab", "expected an object");
+    l->orig = &t->vocab;
+    th_strmap_init(&t->vocab, v->n);
+    uint32_t maxid = 0;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const tj *k = &v->u.kids[2 * i], *id = &v->u.kids[2 * i + 1];
+        if (id->type != TJ_NUM || id->u.num < 0 || id->u.num >= 4294967295.0 || id->u.num != (double)(uint32_t)id->u.num) {
+            char p[200];
+            snprintf(p, sizeof p, "model.vocab[%s]", q(k->u.s, k->n, qb, sizeof qb));
+            return bad(l, p, "id is not an unsigned integer");
+        }
+        th_strmap_put(&t->vocab, k->u.s, k->n, (uint32_t)id->u.num);
+        if ((uint32_t)id->u.num + 1 > maxid) maxid = (uint32_t)id->u.num + 1;
+    }
+    t->nids = maxid;
+    t->unk_id = TH_NONE;
+    if (unk && unk->type == TJ_STR) t->unk_id = th_strmap_get(&t->vocab, unk->u.s, unk->n); /* absent: an error when needed */
+    const char *prefix = pf && pf->type == TJ_STR ? pf->u.s : "##";
+    size_t plen = pf && pf->type == TJ_STR ? pf->n : 2;
+    if (plen >= sizeof t->wp_prefix) return bad(l, "model.continuing_subword_prefix", "longer than %zu bytes", sizeof t->wp_prefix - 1);
+    memcpy(t->wp_prefix, prefix, plen);
+    t->wp_prefix_len = plen;
+    t->wp_max = 100;
+    if (mx && mx->type == TJ_NUM) t->wp_max = mx->u.num < 0 ? 0 : mx->u.num > 4294967295.0 ? UINT32_MAX : (uint32_t)mx->u.num;
+    t->wordpiece = 1;
+    return 0;
+}
+
 static int load_model(ld *l, const tj *m)
 {
     tok_hf *t = l->t;
@@ -561,9 +622,10 @@ static int load_model(ld *l, const tj *m)
     if (!m || m->type != TJ_OBJ) return bad(l, "model", "missing or not an object");
     const tj *ty = tj_get(m, "type");
     if (ty && ty->type == TJ_STR && tj_streq(ty, "Unigram") && !l->spm_ranks) return load_unigram(l, m);
+    if (ty && ty->type == TJ_STR && tj_streq(ty, "WordPiece") && !l->spm_ranks) return load_wordpiece(l, m);
     if (ty && !tj_streq(ty, "BPE")) {
         if (ty->type == TJ_STR)
-            return bad(l, "model.type", "unsupported model '%.*s' (only BPE and Unigram)", (int)ty->n, ty->u.s);
+            return bad(l, "model.type", "unsupported model '%.*s' (only BPE, Unigram and WordPiece)", (int)ty->n, ty->u.s);
         return bad(l, "model.type", "expected a string");
     }
     const tj *dr = tj_get(m, "dropout");
@@ -792,7 +854,7 @@ static tok_hf *hf_load(const char *json, size_t len, const char *path, int spm_r
     tj_emit(tj_get(root, "decoder"), &t->small);
     cal_buf_addc(&t->small, '}');
     if (fill_id_text(&l, tj_get(tj_get(root, "model"), "vocab"))) goto fail;
-    if (!t->ug) th_bpe_prepare(t);
+    if (!t->ug && !t->wordpiece) th_bpe_prepare(t);
     th_norm_quick_prepare(t);
     trie_init(&t->trie_raw);
     trie_init(&t->trie_norm);

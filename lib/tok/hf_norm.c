@@ -113,6 +113,62 @@ static void precompiled(const charsmap *cm, const char *s, size_t len, cal_buf *
     }
 }
 
+/* BertNormalizer (tokenizers' normalizers/bert.rs): clean_text drops NUL,
+ * U+FFFD and "other" characters (Cc, Cf, Co in the unicode_categories
+ * crate's Unicode 8.0, tab, LF and CR aside) and makes every whitespace
+ * (those three and char::is_whitespace) a space; handle_chinese_chars puts
+ * spaces around the CJK ideograph blocks; strip accents is NFD (9.0) without
+ * nonspacing marks (Mn, 8.0); lowercase is char::to_lowercase (17.0). */
+static int cjk(int32_t c)
+{
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+           (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+static int bert(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o, char *err, size_t errlen)
+{
+    cal_buf a = { 0 }, b = { 0 };
+    for (size_t i = 0; i < len;) {
+        int32_t c;
+        size_t k = cal_utf8_next(s, len, i, &c);
+        int tnr = c == '\t' || c == '\n' || c == '\r';
+        if (nm->clean && (c == 0 || c == 0xFFFD || (!tnr && (tu_props(c) & TU_OTHER8)))) { i += k; continue; }
+        if (nm->clean && (tnr || is_ws(c))) cal_buf_addc(&a, ' ');
+        else if (nm->chinese && cjk(c)) cal_buf_addc(&a, ' '), cal_buf_add(&a, s + i, k), cal_buf_addc(&a, ' ');
+        else cal_buf_add(&a, s + i, k);
+        i += k;
+    }
+    if (nm->strip_acc && a.n) {
+        int ascii = 1;
+        for (size_t i = 0; i < a.n && ascii; i++) ascii = (unsigned char)a.p[i] < 0x80;
+        if (!ascii) {
+            if (normal_form(a.p, a.n, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE, &b)) {
+                cal_buf_free(&a), cal_buf_free(&b);
+                snprintf(err, errlen, "%s: normalizer: utf8proc cannot normalize the text", t->path);
+                return -1;
+            }
+            a.n = 0;
+            for (size_t i = 0; i < b.n;) {
+                int32_t c;
+                size_t k = cal_utf8_next(b.p, b.n, i, &c);
+                if (!(tu_props(c) & TU_MN8)) cal_buf_add(&a, b.p + i, k);
+                i += k;
+            }
+        }
+    }
+    for (size_t i = 0; i < a.n;) {
+        int32_t c, l[3];
+        size_t k = cal_utf8_next(a.p, a.n, i, &c);
+        if (!nm->lower) cal_buf_add(o, a.p + i, k);
+        else for (int q = 0, n = tu_lower(c, l); q < n; q++) put_cp(o, l[q]);
+        i += k;
+    }
+    cal_buf_free(&a);
+    cal_buf_free(&b);
+    return 0;
+}
+
 static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o, char *err, size_t errlen)
 {
     switch (nm->kind) {
@@ -174,6 +230,8 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
     case TH_N_PRECOMPILED:
         precompiled(nm->cm, s, len, o);
         return 0;
+    case TH_N_BERT:
+        return bert(t, nm, s, len, o, err, errlen);
     case TH_N_STRIP: {
         size_t a = 0, b = len;
         if (nm->left) while (a < b) { int32_t c; size_t k = cal_utf8_next(s, len, a, &c); if (!is_ws(c)) break; a += k; }

@@ -8,6 +8,7 @@
  *   17.0  Rust's char methods: is_numeric (Digits), to_lowercase (Lowercase),
  *         is_whitespace (Strip);
  *    9.0  the NFC/NFD/NFKC/NFKD normalizers (unicode-normalization-alignments);
+ *    8.0  the unicode_categories crate (BertNormalizer, BertPreTokenizer);
  *   16.0  grapheme clusters (unicode-segmentation 1.12: the Precompiled
  *         normalizer of tokenizer.json).
  * Debian 12's utf8proc (15.0) and PCRE2 (14.0) differ from each of these, so
@@ -32,6 +33,10 @@ enum { TU_CN, TU_LU, TU_LL, TU_LT, TU_LM, TU_LO, TU_MN, TU_MC, TU_ME, TU_ND, TU_
 #define TU_SPACE 0x100u      /* White_Space (16.0; the same set in 17.0) */
 #define TU_JOINC 0x200u      /* Join_Control in 16.0 */
 #define TU_MARK9 0x400u      /* General_Category Mark in 9.0: StripAccents' is_combining_mark */
+/* BertNormalizer and BertPreTokenizer (the unicode_categories crate 0.1.1: 8.0) */
+#define TU_OTHER8 0x800u     /* Cc, Cf or Co: is_other */
+#define TU_MN8 0x1000u       /* Mn: is_mark_nonspacing */
+#define TU_PUNCT8 0x2000u    /* P*: is_punctuation */
 
 /* Generated tables (build/gen/unidata.c). */
 extern const char tu_versions[];

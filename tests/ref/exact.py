@@ -1,7 +1,7 @@
 """exact.py - the exactness suite of cal-encode (issue 4): the ids of
 cal-encode against the reference implementations on the same documents,
-for the seven tokenizer.json files and two Unigram ones made from the
-.model files (unigram_fixture.py) (Rust HF tokenizers through node,
+for the seven tokenizer.json files and the Unigram and WordPiece ones made
+from the .model files (unigram_fixture.py) (Rust HF tokenizers through node,
 tests/ref/hf_encode.js) and the three .model files (python3-sentencepiece,
 tests/ref/spm_encode.py).
 
@@ -46,7 +46,7 @@ WORK = os.path.join(ROOT, "build", "exact")
 TOK = os.path.join(ROOT, "build", "tokenizers")
 HF = ["llama3", "qwen3", "gemma3", "mistral", "gpt4o", "deepseek_v3", "gptoss"]
 SPM = ["llama2-spm", "albert-unigram", "smart-unigram"]
-HF_UG = list(unigram_fixture.NAMES)  # Unigram tokenizer.json files made from the .model files
+HF_UG = list(unigram_fixture.NAMES)  # Unigram and WordPiece tokenizer.json files made from the .model files
 DOMAINS = ["wiki", "web", "code", "stories", "multilingual", "technical"]
 SMALL = ["whitespace", "digits", "contractions", "emoji", "combining", "rtl", "specials", "invalid-utf8"]
 MODES = {  # mode -> (cal-encode flags, groups; None = all)

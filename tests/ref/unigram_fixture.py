@@ -7,6 +7,10 @@ reference itself (tests/ref/unigram_json.js; no npm package here ships one):
                        Lowercase, Precompiled nmt_nfkc, [CLS] $A [SEP])
     smart-unigram-hf   the 50k code model's (SpmConverter: Precompiled,
                        Strip, Replace)
+    bert-wordpiece-hf  a BERT-style WordPiece tokenizer.json (BertNormalizer,
+                       BertPreTokenizer, WordPiece, BertProcessing) whose
+                       vocabulary is ALBERT's pieces as BERT writes words
+                       and continuations
 
     path(work_dir, name) -> the tokenizer.json (made when missing or stale)
 """
@@ -15,7 +19,8 @@ import os
 import subprocess
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-NAMES = {"albert-unigram-hf": ("albert-unigram.model", "albert"), "smart-unigram-hf": ("smart-unigram.model", "spm")}
+NAMES = {"albert-unigram-hf": ("albert-unigram.model", "albert"), "smart-unigram-hf": ("smart-unigram.model", "spm"),
+         "bert-wordpiece-hf": ("albert-unigram.model", "bert")}
 
 
 def path(work, name):

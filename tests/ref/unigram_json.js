@@ -4,14 +4,22 @@
 // loaded and saved again by the Rust HF tokenizers (npm @anush008/tokenizers,
 // the reference), so that the file is in the reference's own serialization:
 //
-//   node unigram_json.js MODEL.model albert|spm OUT.json
+//   node unigram_json.js MODEL.model albert|spm|bert OUT.json
 //
 //   albert  AlbertConverter (do_lower_case, not keep_accents): Replace `` and
 //           '' by ", NFKD, StripAccents, Lowercase, Precompiled (the model's
 //           character map), Replace / {2,}/ by " "; pieces ending in a digit
 //           and a comma score 100 less (check_number_comma); [CLS] $A [SEP]
 //   spm     SpmConverter: Precompiled, Strip (right), Replace / {2,}/ by U+2581
-// Both: pre-tokenizer and decoder Metaspace (U+2581, prepend "always",
+//   bert    a BERT-style WordPiece tokenizer (no npm package here ships one
+//           either): the vocabulary is the model's pieces, "\u2581w" as the
+//           word w and any other piece p as "##p" (single characters as both),
+//           after [PAD] [UNK] [CLS] [SEP] [MASK]; BertNormalizer (clean_text,
+//           handle_chinese_chars, lowercase, strip_accents null),
+//           BertPreTokenizer, WordPiece (## prefix, 100 characters),
+//           BertProcessing, the WordPiece decoder: what bert-base-uncased's
+//           tokenizer.json holds, with this vocabulary
+// albert and spm: pre-tokenizer and decoder Metaspace (U+2581, prepend "always",
 // split), Unigram(vocab = [piece, score] in id order, unk_id = the unknown
 // piece, byte_fallback false), control pieces as special added tokens and
 // user-defined pieces as non-special ones (normalized false). No npm package
@@ -68,8 +76,9 @@ const numberComma = (p) => p.length < 2 || p[p.length - 1] !== ',' || !/[0-9]/.t
 
 function main() {
   const [model, style, out] = process.argv.slice(2);
-  if (!out || !['albert', 'spm'].includes(style)) throw new Error('usage: unigram_json.js MODEL albert|spm OUT.json');
+  if (!out || !['albert', 'spm', 'bert'].includes(style)) throw new Error('usage: unigram_json.js MODEL albert|spm|bert OUT.json');
   const m = readModel(model);
+  if (style === 'bert') return save(bert(m), out);
   const pre = {type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: true};
   const precompiled = m.charsmap ? [{type: 'Precompiled', precompiled_charsmap: m.charsmap.toString('base64')}] : [];
   const normalizers = style === 'albert'
@@ -95,10 +104,40 @@ function main() {
     normalizer: {type: 'Sequence', normalizers}, pre_tokenizer: pre, post_processor: post, decoder: pre,
     model: {type: 'Unigram', unk_id: m.unk, vocab, byte_fallback: false},
   };
+  save(json, out);
+}
+
+function save(json, out) {
   const tmp = out + '.in';
   fs.writeFileSync(tmp, JSON.stringify(json));
   Tokenizer.fromFile(tmp).save(out);
   fs.rmSync(tmp);
+}
+
+function bert(m) {
+  const specials = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
+  const vocab = {};
+  let n = 0;
+  const add = (w) => { if (w && !(w in vocab)) vocab[w] = n++; };
+  specials.forEach(add);
+  for (const p of m.pieces) {
+    if (p.type !== 1 && p.type !== 4) continue;
+    const chars = [...p.piece];
+    if (chars[0] === '\u2581') add(chars.slice(1).join(''));
+    else {
+      if (chars.length === 1) add(p.piece);
+      add('##' + p.piece);
+    }
+  }
+  return {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: specials.map((content, id) => ({id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true})),
+    normalizer: {type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true},
+    pre_tokenizer: {type: 'BertPreTokenizer'},
+    post_processor: {type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2]},
+    decoder: {type: 'WordPiece', prefix: '##', cleanup: true},
+    model: {type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab},
+  };
 }
 
 main();

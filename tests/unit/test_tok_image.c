@@ -158,6 +158,10 @@ static tok_hf *restore(const char *path, const char *build, const uint64_t k[2],
     return tok_hf_from_image(&im, path, err, errlen);
 }
 
+/* forge every stride-th byte only (1: all): the Unigram and WordPiece
+ * images compile a regex and decode a map at every restore */
+static size_t forge_stride = 1;
+
 static void check_one(const char *name, const char *json, const char *dir, int sanitize)
 {
     tok_hf *t = load(json);
@@ -214,7 +218,7 @@ static void check_one(const char *name, const char *json, const char *dir, int s
     size_t opened = 0, refused = 0, bytes = 0;
     tried = 0;
     for (size_t i = 0; i < n; i++) {
-        if (SKIP(i)) continue;
+        if (SKIP(i) || i % forge_stride) continue;
         bytes++;
         for (int v = 0; v < (sanitize ? 2 : 4); v++) {
             memcpy(buf, orig, n);
@@ -279,8 +283,10 @@ int main(void)
           "Precompiled: the cluster A + U+0301 (3 bytes) becomes the first rule, a, whole: %zu ids", x.n);
     cal_ids_free(&x), cal_ids_free(&y);
     tok_hf_free(u);
+    forge_stride = sanitize ? 11 : 3;
     check_one("unigram", unigram, t_dir, sanitize);
     check_one("wordpiece", wordpiece, t_dir, sanitize);
+    forge_stride = 1;
     unlink(t_path("unigram.tok"));
     unlink(t_path("wordpiece.tok"));
     check_one("byte-level", byte_level, t_dir, sanitize);

@@ -579,18 +579,13 @@ static int load_unigram(ld *l, const tj *m)
     return 0;
 }
 
-/* A "WordPiece" model: vocab {token: id}, unk_token, continuing_subword_prefix,
- * max_input_chars_per_word (hf_wordpiece.c encodes). */
-static int load_wordpiece(ld *l, const tj *m)
+/* The vocabulary object {token: id} v into map (the last of a repeated
+ * token wins); *maxid is one past the largest id. 0, or -1 (bad). */
+static int vocab_object(ld *l, const tj *v, th_strmap *map, uint32_t *maxid)
 {
-    tok_hf *t = l->t;
     char qb[80];
-    const tj *v = tj_get(m, "vocab"), *unk = tj_get(m, "unk_token"), *pf = tj_get(m, "continuing_subword_prefix"),
-             *mx = tj_get(m, "max_input_chars_per_word");
-    if (!v || v->type != TJ_OBJ) return bad(l, "model.vocab", "expected an object");
-    l->orig = &t->vocab;
-    th_strmap_init(&t->vocab, v->n);
-    uint32_t maxid = 0;
+    th_strmap_init(map, v->n);
+    *maxid = 0;
     for (uint32_t i = 0; i < v->n; i++) {
         const tj *k = &v->u.kids[2 * i], *id = &v->u.kids[2 * i + 1];
         if (id->type != TJ_NUM || id->u.num < 0 || id->u.num >= 4294967295.0 || id->u.num != (double)(uint32_t)id->u.num) {
@@ -598,9 +593,24 @@ static int load_wordpiece(ld *l, const tj *m)
             snprintf(p, sizeof p, "model.vocab[%s]", q(k->u.s, k->n, qb, sizeof qb));
             return bad(l, p, "id is not an unsigned integer");
         }
-        th_strmap_put(&t->vocab, k->u.s, k->n, (uint32_t)id->u.num);
-        if ((uint32_t)id->u.num + 1 > maxid) maxid = (uint32_t)id->u.num + 1;
+        uint32_t x = (uint32_t)id->u.num;
+        th_strmap_put(map, k->u.s, k->n, x);
+        if (x + 1 > *maxid) *maxid = x + 1;
     }
+    return 0;
+}
+
+/* A "WordPiece" model: vocab {token: id}, unk_token, continuing_subword_prefix,
+ * max_input_chars_per_word (hf_wordpiece.c encodes). */
+static int load_wordpiece(ld *l, const tj *m)
+{
+    tok_hf *t = l->t;
+    const tj *v = tj_get(m, "vocab"), *unk = tj_get(m, "unk_token"), *pf = tj_get(m, "continuing_subword_prefix"),
+             *mx = tj_get(m, "max_input_chars_per_word");
+    if (!v || v->type != TJ_OBJ) return bad(l, "model.vocab", "expected an object");
+    l->orig = &t->vocab;
+    uint32_t maxid;
+    if (vocab_object(l, v, &t->vocab, &maxid)) return -1;
     t->nids = maxid;
     t->unk_id = TH_NONE;
     if (unk && unk->type == TJ_STR) t->unk_id = th_strmap_get(&t->vocab, unk->u.s, unk->n); /* absent: an error when needed */
@@ -639,19 +649,8 @@ static int load_model(ld *l, const tj *m)
     const tj *v = tj_get(m, "vocab"), *mg = tj_get(m, "merges");
     if (!v || v->type != TJ_OBJ) return bad(l, "model.vocab", "expected an object");
     l->orig = t->byte_level ? &l->orig_own : &t->vocab;
-    th_strmap_init(l->orig, v->n);
-    uint32_t maxid = 0;
-    for (uint32_t i = 0; i < v->n; i++) {
-        const tj *k = &v->u.kids[2 * i], *id = &v->u.kids[2 * i + 1];
-        if (id->type != TJ_NUM || id->u.num < 0 || id->u.num >= 4294967295.0 || id->u.num != (double)(uint32_t)id->u.num) {
-            char p[200];
-            snprintf(p, sizeof p, "model.vocab[%s]", q(k->u.s, k->n, qb, sizeof qb));
-            return bad(l, p, "id is not an unsigned integer");
-        }
-        uint32_t x = (uint32_t)id->u.num;
-        th_strmap_put(l->orig, k->u.s, k->n, x);
-        if (x + 1 > maxid) maxid = x + 1;
-    }
+    uint32_t maxid;
+    if (vocab_object(l, v, l->orig, &maxid)) return -1;
     /* model-space keys (bytes for byte-level) */
     char *kbuf = cal_xmalloc(1024);
     size_t kcap = 1024;

@@ -398,6 +398,16 @@ static void save_image(const cal_tok *t, tok_cache *c) {
     free(spec);
 }
 
+/* The parts of a .model restored from an image that both engines share. */
+static void spm_restored(cal_tok *t, uint32_t vocab, uint64_t nspec, const char *tokfile, const char *engine) {
+    t->spm_vocab = vocab;
+    t->spm_image = 1;
+    t->spm_file = cal_xstrdup(tokfile);
+    t->spm_engine = cal_xstrdup(engine);
+    pthread_mutex_init(&t->spm_lock, NULL);
+    t->specials = cal_xcalloc(nspec ? nspec : 1, sizeof *t->specials);
+}
+
 static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile, char *err, size_t errlen) {
     uint64_t nn, ns;
     const uint64_t *num = tok_image_get(im, CT_NUM, 8, &nn);
@@ -420,12 +430,7 @@ static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile,
         uint64_t ntxt;
         const char *txt = tok_image_get(im, CT_SPMSPECTXT, 1, &ntxt);
         if (vs && nv == 1 && spec && txt) { /* a unigram .model */
-            t->spm_vocab = vs[0];
-            t->spm_image = 1;
-            t->spm_file = cal_xstrdup(tokfile);
-            t->spm_engine = cal_xstrdup("calkit's unigram");
-            pthread_mutex_init(&t->spm_lock, NULL);
-            t->specials = cal_xcalloc(nspec ? nspec : 1, sizeof *t->specials);
+            spm_restored(t, vs[0], nspec, tokfile, "calkit's unigram");
             t->image = cal_xmalloc(sizeof *t->image);
             *t->image = *im;
             t->spm_ug = spm_unigram_from_image(t->image, CT_UG, err, errlen);
@@ -444,12 +449,7 @@ static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile,
                 t->nspecials++;
             }
         } else if (vs && nv == 1 && spec) { /* a BPE .model */
-            t->spm_vocab = vs[0];
-            t->spm_image = 1;
-            t->spm_file = cal_xstrdup(tokfile);
-            t->spm_engine = cal_xstrdup("calkit's BPE");
-            pthread_mutex_init(&t->spm_lock, NULL);
-            t->specials = cal_xcalloc(nspec ? nspec : 1, sizeof *t->specials);
+            spm_restored(t, vs[0], nspec, tokfile, "calkit's BPE");
             t->spm_bpe = tok_hf_from_image(im, tokfile, err, errlen);
             for (uint64_t i = 0; i < nspec && t->spm_bpe; i++) {
                 special_piece *sp = &t->specials[t->nspecials];

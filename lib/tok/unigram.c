@@ -228,7 +228,9 @@ static void viterbi_spm(const ug_model *m, const char *s, size_t n, spm_node *nd
     }
 }
 
-/* The Viterbi pass of the Rust tokenizers (double throughout). */
+/* The Viterbi pass of the Rust tokenizers (double throughout). A copy of
+ * viterbi_spm's loop on purpose: the two differ in every line that does
+ * arithmetic, and one loop with a mode test inside it costs both. */
 static void viterbi_hf(const ug_model *m, const char *s, size_t n, hf_node *nd) {
     for (size_t i = 0; i <= n; i++) nd[i] = (hf_node){0.0, -1, UG_NONE};
     for (size_t p = 0; p < n;) {

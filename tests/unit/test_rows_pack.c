@@ -49,7 +49,7 @@ static int replay_next(void *ctx, cal_pack_doc *x) {
     replay *r = ctx;
     if (r->at == r->nd) return 0;
     const doc *d = &r->d[r->at++];
-    *x = (cal_pack_doc){d->ids, d->n, d->id, d->label, strlen(d->label)};
+    *x = (cal_pack_doc){d->ids, d->n, d->id, d->label, strlen(d->label), NULL};
     return 1;
 }
 

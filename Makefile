@@ -23,7 +23,7 @@ DESTDIR ?=
 CC      ?= cc
 CXX     ?= c++
 
-PKGS := libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson
+PKGS := libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson gmp
 
 ifeq ($(SANITIZE),1)
   OBJ  := build/obj-san

@@ -110,7 +110,7 @@ int cal_jinja_render(const cal_jinja *j, const json_t *vars, const cal_jinja_opt
     rt->ar.line = &rt->line;
     rt->ar.limit = opts && opts->max_memory ? opts->max_memory : (size_t)1 << 30;
     rt->max_output = opts && opts->max_output ? opts->max_output : (size_t)256 << 20;
-    rt->max_steps = opts && opts->max_steps ? opts->max_steps : 100000000ULL;
+    rt->ar.max_work = opts && opts->max_steps ? opts->max_steps : CAL_JINJA_BUDGET;
     rt->max_depth = opts && opts->max_depth ? opts->max_depth : 200;
     if (opts && opts->now) {
         rt->now = *opts->now;
@@ -120,6 +120,7 @@ int cal_jinja_render(const cal_jinja *j, const json_t *vars, const cal_jinja_opt
     }
     fix_tm(&rt->now);
     if (setjmp(rt->err.jb)) {
+        jj_gc_free(rt);
         jj_arena_free(&rt->ar);
         free(rt);
         return -1;
@@ -138,6 +139,7 @@ int cal_jinja_render(const cal_jinja *j, const json_t *vars, const cal_jinja_opt
     jj_buf b = {0};
     jj_render(rt, &j->t, root, &b);
     if (b.n) cal_buf_add(out, b.p, b.n);
+    jj_gc_free(rt);
     jj_arena_free(&rt->ar);
     free(rt);
     return 0;

@@ -27,9 +27,14 @@
  * one-to-many ones (ß, ligatures; Python has a few more).
  *
  * Errors are one line, "NAME: line N: message"; for raise_exception the
- * message is exactly the template's text. Loops, recursion, output size and
+ * message is exactly the template's text. Work, recursion, output size and
  * memory are bounded (cal_jinja_opts), so no template can hang or exhaust
- * the machine. */
+ * the machine: the work budget counts loop iterations and calls, the
+ * elements filters and comparisons go through and the text built, copied,
+ * compared or searched (a unit per 256 bytes), so a render's time is
+ * bounded too (seconds for the default budget, whatever the template
+ * does), and the same render fails or succeeds on every machine. Each loop iteration releases
+ * the memory it used, but for what it stored outside itself. */
 #ifndef CAL_TEXT_JINJA_H
 #define CAL_TEXT_JINJA_H
 
@@ -42,6 +47,9 @@
 
 typedef struct cal_jinja cal_jinja;
 
+/* The default work budget of a render: 20 million units. */
+#define CAL_JINJA_BUDGET 20000000ULL
+
 typedef struct {
     /* strftime_now()'s time (local time, fields tm_year, tm_mon, tm_mday,
      * tm_hour, tm_min, tm_sec; weekday and day of year are derived);
@@ -49,7 +57,7 @@ typedef struct {
     const struct tm *now;
     size_t max_output;   /* bytes of output; 0: 256 MiB */
     size_t max_memory;   /* bytes of working memory; 0: 1 GiB */
-    uint64_t max_steps;  /* loop iterations and calls; 0: 100 million */
+    uint64_t max_steps;  /* the work budget (see above); 0: CAL_JINJA_BUDGET */
     int max_depth;       /* nested macro calls and values; 0: 200 */
 } cal_jinja_opts;
 

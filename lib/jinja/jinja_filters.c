@@ -88,8 +88,9 @@ static jj_val keep_markup(jj_val from, jj_str *s) {
 
 static int64_t need_int(jj_rt *rt, jj_val v) {
     if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
-    if (v.t != JJ_INT && v.t != JJ_BOOL)
+    if (!jj_is_int(v))
         jj_fail(rt, "TypeError: '%s' object cannot be interpreted as an integer", jj_type_name(v));
+    if (v.t == JJ_BIG) jj_fail(rt, "OverflowError: Python int too large to convert to C ssize_t");
     return v.u.i;
 }
 
@@ -109,7 +110,7 @@ static jj_val attr_path(jj_rt *rt, jj_val item, jj_val attribute, jj_val dflt, i
         int digits = z > a;
         for (size_t i = a; i < z; i++) digits &= s->s[i] >= '0' && s->s[i] <= '9';
         jj_val key;
-        if (digits && z - a < 19) key = jj_int(strtoll(s->s + a, NULL, 10));
+        if (digits) key = jj_int_parse(rt, s->s + a, z - a, 10, 0);
         else key = jj_strn(rt, s->s + a, z - a);
         item = jj_getitem(rt, item, key);
         if (has_dflt && dflt.t != JJ_NONE && item.t == JJ_UNDEF) item = dflt;
@@ -184,8 +185,9 @@ static int parse_float(jj_str *t, double *out) {
     return *end == 0;
 }
 
-/* Python's int(str, base) of a string already stripped of whitespace. */
-static int parse_int(jj_str *s, int64_t base, int64_t *out, int *overflow) {
+/* Python's int(str, base) of a string already stripped of whitespace:
+ * 1 with *out, or 0 when it is not an int literal of that base. */
+static int parse_int(jj_rt *rt, jj_str *s, int64_t base, jj_val *out) {
     size_t a = 0, z = s->n;
     int neg = 0;
     if (a < z && (s->s[a] == '+' || s->s[a] == '-')) neg = s->s[a++] == '-';
@@ -195,10 +197,16 @@ static int parse_int(jj_str *s, int64_t base, int64_t *out, int *overflow) {
             int pb = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
             if (pb && (base == 0 || base == pb)) { base = pb; a += 2; if (a < z && s->s[a] == '_') a++; }
         }
-        if (base == 0) base = 10;
+        if (base == 0) {
+            /* base 0: a decimal literal has no leading zeros (but 0, 00, 0_0) */
+            int zeros = 1;
+            for (size_t i = a; i < z; i++) zeros &= s->s[i] == '0' || s->s[i] == '_';
+            if (z - a > 1 && s->s[a] == '0' && !zeros) return 0;
+            base = 10;
+        }
     }
     if (a >= z) return 0;
-    uint64_t v = 0;
+    jj_buf d = {0};
     char prev = '_';
     for (size_t i = a; i < z; i++) {
         char c = s->s[i];
@@ -207,14 +215,12 @@ static int parse_int(jj_str *s, int64_t base, int64_t *out, int *overflow) {
             prev = c;
             continue;
         }
-        int d = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'z' ? (c | 32) - 'a' + 10 : 99;
-        if (d >= base) return 0;
-        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) *overflow = 1;
-        v = v * (uint64_t)base + (uint64_t)d;
+        int v = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'z' ? (c | 32) - 'a' + 10 : 99;
+        if (v >= base) return 0;
+        jj_buf_addc(rt, &d, c);
         prev = c;
     }
-    if (v > (uint64_t)INT64_MAX + (uint64_t)neg) *overflow = 1;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    *out = jj_int_parse(rt, d.p, d.n, (int)base, neg);
     return 1;
 }
 
@@ -237,6 +243,7 @@ static double round_float(double x, int64_t nd) {
 
 static jj_val do_round(jj_rt *rt, jj_val v, jj_val prec_v, int has_prec, jj_val method) {
     int64_t prec = has_prec ? need_int(rt, prec_v) : 0;
+    (void)0;
     const char *m = "common";
     if (method.t == JJ_STR) m = method.u.s->s;
     else if (method.t != JJ_UNDEF) m = "?";
@@ -246,20 +253,10 @@ static jj_val do_round(jj_rt *rt, jj_val v, jj_val prec_v, int has_prec, jj_val 
     if (!jj_is_num(v)) jj_fail(rt, "TypeError: type %s doesn't define __round__ method", jj_type_name(v));
     if (!strcmp(m, "common")) {
         if (v.t == JJ_FLOAT) return jj_float(round_float(v.u.f, prec));
-        int64_t x = v.u.i;
-        if (prec >= 0) return jj_int(x);
-        if (prec < -18) return jj_int(0);
-        int64_t p = 1;
-        for (int64_t i = 0; i < -prec; i++) p *= 10;
-        int64_t q = x / p, r = x % p;
-        if (r < 0) { q -= 1; r += p; }
-        if (2 * r > p || (2 * r == p && (q & 1))) q += 1;
-        int64_t out;
-        if (__builtin_mul_overflow(q, p, &out)) jj_fail(rt, "OverflowError: integer too large");
-        return jj_int(out);
+        return jj_int_round(rt, v, prec);
     }
     double scale = pow(10.0, (double)prec);
-    double x = jj_num(v) * scale;
+    double x = jj_num(rt, v) * scale;
     double r = m[0] == 'c' ? ceil(x) : floor(x);
     if (!isfinite(r)) jj_fail(rt, "OverflowError: cannot convert float infinity to integer");
     if (r == 0) r = 0.0;  /* math.ceil gives the integer 0, never -0.0 */
@@ -338,100 +335,6 @@ static jj_val do_truncate(jj_rt *rt, jj_val s, const jj_val *A, const int *G) {
         head = parts->v[0].u.s;
     }
     return jj_strv(jj_str_cat(rt, head, end));
-}
-
-jj_val jj_percent_format(jj_rt *rt, jj_str *fmt, jj_val args) {
-    jj_buf out = {0};
-    size_t ai = 0;
-    int is_tuple = args.t == JJ_TUPLE;
-    size_t nargs = is_tuple ? args.u.l->n : 1;
-    /* Python takes any subscriptable non-tuple, non-str argument for a
-     * mapping: then unused arguments are no error */
-    int mapping = args.t == JJ_DICT || args.t == JJ_UNDEF ||
-                  (args.t == JJ_LIST && !(args.flags & (JJ_GENERATOR | JJ_DICT_ITEMS | JJ_DICT_KEYS | JJ_DICT_VALUES)));
-    int used_map = 0;
-    for (size_t i = 0; i < fmt->n; i++) {
-        char c = fmt->s[i];
-        if (c != '%') { jj_buf_addc(rt, &out, c); continue; }
-        if (++i >= fmt->n) jj_fail(rt, "ValueError: incomplete format");
-        jj_val v;
-        int have = 0;
-        if (fmt->s[i] == '(') {
-            size_t j = i + 1;
-            int depth = 1;
-            while (j < fmt->n && depth) {
-                if (fmt->s[j] == '(') depth++;
-                else if (fmt->s[j] == ')') depth--;
-                if (depth) j++;
-            }
-            if (j >= fmt->n) jj_fail(rt, "ValueError: incomplete format key");
-            if (args.t != JJ_DICT) jj_fail(rt, "TypeError: format requires a mapping");
-            jj_val key = jj_strn(rt, fmt->s + i + 1, j - i - 1);
-            jj_val *p = jj_dict_get(rt, args.u.d, key);
-            if (!p) jj_fail(rt, "KeyError: '%s'", key.u.s->s);
-            v = *p;
-            have = 1;
-            used_map = 1;
-            i = j + 1;
-            if (i >= fmt->n) jj_fail(rt, "ValueError: incomplete format");
-        }
-        char spec[32];
-        size_t sn = 0;
-        spec[sn++] = '%';
-        while (i < fmt->n && strchr("-+ #0", fmt->s[i]) && sn < 8) spec[sn++] = fmt->s[i++];
-        while (i < fmt->n && fmt->s[i] >= '0' && fmt->s[i] <= '9' && sn < 14) spec[sn++] = fmt->s[i++];
-        if (i < fmt->n && fmt->s[i] == '.') {
-            spec[sn++] = fmt->s[i++];
-            while (i < fmt->n && fmt->s[i] >= '0' && fmt->s[i] <= '9' && sn < 20) spec[sn++] = fmt->s[i++];
-        }
-        if (i >= fmt->n) jj_fail(rt, "ValueError: incomplete format");
-        char conv = fmt->s[i];
-        if (conv == '%' && sn == 1) { jj_buf_addc(rt, &out, '%'); continue; }
-        if (!have) {
-            if (mapping) { v = args; ai++; }
-            else {
-                if (ai >= nargs) jj_fail(rt, "TypeError: not enough arguments for format string");
-                v = is_tuple ? args.u.l->v[ai] : args;
-                ai++;
-            }
-        }
-        if (sn > 1 && conv != 's' && conv != 'r' && conv != 'd' && conv != 'i')
-            jj_fail(rt, "the format filter supports only plain %%s %%r %%d %%i %%f");
-        switch (conv) {
-        case 's': case 'r': {
-            jj_buf t = {0};
-            if (conv == 's') jj_str_of(rt, &t, v); else jj_repr_of(rt, &t, v);
-            if (sn > 1) {
-                spec[sn++] = 's';
-                spec[sn] = 0;
-                jj_buf_addf(rt, &out, spec, t.p ? t.p : "");
-            } else jj_buf_add(rt, &out, t.p, t.n);
-            break;
-        }
-        case 'd': case 'i': {
-            if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
-            int64_t x;
-            if (v.t == JJ_FLOAT) x = jj_float_to_int(rt, v.u.f);
-            else if (v.t == JJ_INT || v.t == JJ_BOOL) x = v.u.i;
-            else jj_fail(rt, "TypeError: %%%c format: a real number is required, not %s", conv, jj_type_name(v));
-            spec[sn++] = 'l';
-            spec[sn++] = 'l';
-            spec[sn++] = 'd';
-            spec[sn] = 0;
-            jj_buf_addf(rt, &out, spec, (long long)x);
-            break;
-        }
-        case 'f': {
-            if (!jj_is_num(v)) jj_fail(rt, "TypeError: must be real number, not %s", jj_type_name(v));
-            jj_buf_addf(rt, &out, "%f", jj_num(v));
-            break;
-        }
-        default: jj_fail(rt, "ValueError: unsupported format character '%c'", conv);
-        }
-    }
-    if (!mapping && !used_map && ai < nargs)
-        jj_fail(rt, "TypeError: not all arguments converted during string formatting");
-    return jj_strv(jj_str_buf(rt, &out));
 }
 
 static jj_val do_tojson(jj_rt *rt, jj_val v, const jj_val *args, size_t nargs,
@@ -559,6 +462,7 @@ static jj_val sort_key(jj_rt *rt, jj_val item, jj_val attribute, int multi, int 
 
 static jj_val do_sort(jj_rt *rt, jj_list *items, int reverse, int case_sensitive, jj_val attribute) {
     size_t n = items->n;
+    jj_charge(&rt->ar, n);
     jj_val *kv = jj_alloc(&rt->ar, (n ? n : 1) * 2 * sizeof(jj_val));
     for (size_t i = 0; i < n; i++) {
         kv[2 * i] = sort_key(rt, items->v[i], attribute, 1, case_sensitive);
@@ -572,6 +476,7 @@ static jj_val do_sort(jj_rt *rt, jj_list *items, int reverse, int case_sensitive
 
 static jj_val min_max(jj_rt *rt, jj_val v, int max, int case_sensitive, jj_val attribute) {
     jj_list *items = jj_iter(rt, v);
+    jj_charge(&rt->ar, items->n);
     if (items->n == 0) return jj_undef_hint(rt, "No aggregated item, sequence was empty.");
     size_t best = 0;
     jj_val bk = sort_key(rt, items->v[0], attribute, 0, case_sensitive);
@@ -628,8 +533,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         if (v.t == JJ_UNDEF || !jj_is_num(v))
             jj_fail(rt, "TypeError: bad operand type for abs(): '%s'", jj_type_name(v));
         if (v.t == JJ_FLOAT) return jj_float(fabs(v.u.f));
-        if (v.u.i == INT64_MIN) jj_fail(rt, "OverflowError: integer too large");
-        return jj_int(v.u.i < 0 ? -v.u.i : v.u.i);
+        return jj_int_abs(rt, v);
     case F_ATTR: {
         BIND(name, "name");
         if (!G[0]) jj_fail(rt, "TypeError: do_attr() missing 1 required positional argument: 'name'");
@@ -733,7 +637,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         switch (v.t) {
         case JJ_UNDEF: jj_undef_fail(rt, v);
         case JJ_FLOAT: return v;
-        case JJ_INT: case JJ_BOOL: return jj_float((double)v.u.i);
+        case JJ_INT: case JJ_BOOL: case JJ_BIG: return jj_float(jj_num(rt, v));
         case JJ_STR: return parse_float(jj_s_strip(rt, v.u.s, NULL, 3), &f) ? jj_float(f) : d;
         default: return d;
         }
@@ -744,24 +648,22 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         int64_t base = G[1] ? need_int(rt, A[1]) : 10;
         switch (v.t) {
         case JJ_UNDEF: jj_undef_fail(rt, v);
-        case JJ_INT: return v;
+        case JJ_INT: case JJ_BIG: return v;
         case JJ_BOOL: return jj_int(v.u.i);
         case JJ_FLOAT:
+            /* int(value): NaN is a ValueError (the default), infinity an OverflowError */
             if (isnan(v.u.f)) return d;
-            return jj_int(jj_float_to_int(rt, v.u.f));
+            return jj_int_from_double(rt, v.u.f);
         case JJ_STR: {
             if ((base < 2 || base > 36) && base != 0) jj_fail(rt, "ValueError: int() base must be >= 2 and <= 36, or 0");
-            int64_t x;
-            int ovf = 0;
+            jj_val x;
             jj_str *t = jj_s_strip(rt, v.u.s, NULL, 3);
-            if (parse_int(t, base, &x, &ovf)) {
-                if (ovf) jj_fail(rt, "OverflowError: integer too large (calkit's integers are 64-bit)");
-                return jj_int(x);
-            }
+            if (parse_int(rt, t, base, &x)) return x;
+            /* int(float(value)): a ValueError or OverflowError gives the default */
             double f;
             if (parse_float(t, &f)) {
-                if (isnan(f)) return d;
-                return jj_int(jj_float_to_int(rt, f));
+                if (isnan(f) || isinf(f)) return d;
+                return jj_int_from_double(rt, f);
             }
             return d;
         }
@@ -782,7 +684,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
             if (nargs) memcpy(l->v, args, nargs * sizeof *args);
             fa = jj_listv(l, 1);
         }
-        return jj_percent_format(rt, s.u.s, fa);
+        return jj_percent_format(rt, s, fa);
     }
     case F_INDENT: {
         BIND(name, "width", "first", "blank");
@@ -804,6 +706,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
     case F_JOIN: {
         BIND(name, "d", "attribute");
         jj_list *items = jj_iter(rt, v);
+        jj_charge(&rt->ar, items->n);
         jj_str *d = G[0] ? jj_to_str(rt, A[0]) : jj_str_new(rt, "", 0);
         jj_buf b = {0};
         for (size_t i = 0; i < items->n; i++) {
@@ -879,6 +782,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         jj_val acc = G[1] ? A[1] : jj_int(0);
         if (acc.t == JJ_STR) jj_fail(rt, "TypeError: sum() can't sum strings [use ''.join(seq) instead]");
         jj_list *items = jj_iter(rt, v);
+        jj_charge(&rt->ar, items->n);
         for (size_t i = 0; i < items->n; i++) {
             jj_val x = items->v[i];
             if (G[0] && A[0].t != JJ_NONE) x = attr_path(rt, x, A[0], jj_none, 0);
@@ -905,6 +809,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         BIND(name, "case_sensitive", "attribute");
         int cs = G[0] && jj_truthy(A[0]);
         jj_list *items = jj_iter(rt, v);
+        jj_charge(&rt->ar, items->n);
         jj_list *out = jj_list_new(rt, 0);
         size_t cap = 0;
         jj_dict *seen = jj_dict_new(rt);
@@ -945,6 +850,7 @@ static int identical(jj_val a, jj_val b) {
     case JJ_NONE: case JJ_UNDEF: return a.t == JJ_NONE || a.u.u == b.u.u;
     case JJ_BOOL: return a.u.i == b.u.i;
     case JJ_INT: return a.u.i == b.u.i && a.u.i >= -5 && a.u.i <= 256;
+    case JJ_BIG: return a.u.z == b.u.z;
     case JJ_FLOAT: return 0;
     default: return a.u.s == b.u.s;
     }
@@ -991,13 +897,13 @@ int jj_call_test(jj_rt *rt, int id, const char *name, jj_val v, const jj_val *ar
         if (!jj_hashable(v)) jj_fail(rt, "TypeError: unhashable type: '%s'", jj_type_name(v));
         return 0;
     case TT_FLOAT: return v.t == JJ_FLOAT;
-    case TT_INTEGER: return v.t == JJ_INT;
+    case TT_INTEGER: return v.t == JJ_INT || v.t == JJ_BIG;
     case TT_NUMBER: return jj_is_num(v);
     case TT_NONE: return v.t == JJ_NONE;
     case TT_STRING: return v.t == JJ_STR;
     case TT_MAPPING: return v.t == JJ_DICT;
-    case TT_LOWER: return jj_s_cased(jj_to_str(rt, v), 0);
-    case TT_UPPER: return jj_s_cased(jj_to_str(rt, v), 1);
+    case TT_LOWER: return jj_s_cased(rt, jj_to_str(rt, v), 0);
+    case TT_UPPER: return jj_s_cased(rt, jj_to_str(rt, v), 1);
     case TT_ITERABLE:
         return v.t == JJ_UNDEF || v.t == JJ_STR || v.t == JJ_LIST || v.t == JJ_TUPLE ||
                v.t == JJ_DICT || v.t == JJ_LOOP;

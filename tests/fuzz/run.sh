@@ -16,7 +16,7 @@ SECS=${FUZZ_SECONDS:-60}
 OUT=build/fuzz
 mkdir -p "$OUT/obj"
 FLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer"
-PKGS="libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson"
+PKGS="libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson gmp"
 PCF=$(pkg-config --cflags $PKGS)
 PLIBS=$(pkg-config --libs $PKGS)
 objs=""

@@ -81,6 +81,8 @@ static jj_val attribute(jj_rt *rt, jj_val obj, const char *name) {
     case JJ_LIST: case JJ_TUPLE:
         if (obj.flags & (JJ_GENERATOR | JJ_DICT_ITEMS | JJ_DICT_KEYS | JJ_DICT_VALUES))
             return jj_undefined;
+        if ((obj.flags & JJ_GROUP) && (!strcmp(name, "grouper") || !strcmp(name, "list")))
+            return obj.u.l->v[name[0] == 'l'];
         if (obj.t == JJ_LIST && listed(list_unsafe, name)) return unsafe(rt, obj, name);
         return bound(rt, obj, list_methods, name);
     case JJ_NS: {
@@ -219,7 +221,7 @@ static void arity(jj_rt *rt, const char *name, size_t nargs, size_t lo, size_t h
 static jj_val pad(jj_rt *rt, jj_str *s, int64_t width, int32_t fill, int how) {
     int64_t len = (int64_t)jj_str_len(s);
     if (width <= len) return jj_strv(s);
-    if ((uint64_t)width > rt->max_output) jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+    if ((uint64_t)width > rt->max_output) jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
     int64_t total = width - len, left = 0;
     if (how == 0) left = 0;                       /* ljust */
     else if (how == 1) left = total;              /* rjust */
@@ -484,7 +486,7 @@ static jj_val str_method(jj_rt *rt, jj_func *fn, jj_str *s, const jj_val *a, siz
         arity(rt, name, na, 1, 1, nkw);
         int64_t w = need_int(rt, a[0]), len = (int64_t)jj_str_len(s);
         if (w <= len) return jj_strv(s);
-        if ((uint64_t)w > rt->max_output) jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+        if ((uint64_t)w > rt->max_output) jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
         jj_buf b = {0};
         size_t at = 0;
         if (s->n && (s->s[0] == '+' || s->s[0] == '-')) { jj_buf_addc(rt, &b, s->s[0]); at = 1; }

@@ -169,7 +169,7 @@ void jj_int_divmod(jj_rt *rt, jj_val a, jj_val b, jj_val *q, jj_val *r) {
     if (!y.n) jj_fail(rt, "ZeroDivisionError: integer division or modulo by zero");
     jj_big *qz, *rz;
     if (x.n < y.n) {
-        qz = big_new(rt, 1), qz->n = 0;
+        qz = big_new(rt, 1), qz->n = 1, qz->d[0] = 0;
         rz = big_new(rt, x.n);
         if (x.n) mpn_copyi(rz->d, x.d, (mp_size_t)x.n);
     } else {

@@ -306,6 +306,7 @@ static jj_val slice(jj_rt *rt, jj_val obj, const jj_node *s, jj_scope *sc) {
 static jj_val neg_pos(jj_rt *rt, jj_val v, int neg) {
     if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
     if (v.t == JJ_FLOAT) return jj_float(neg ? -v.u.f : v.u.f);
+    if (v.t == JJ_COMPLEX) return neg ? jj_complex_new(rt, -v.u.c->re, -v.u.c->im) : v;
     if (jj_is_int(v)) {
         if (!neg) return v.t == JJ_BOOL ? jj_int(v.u.i) : v;
         if (v.t == JJ_BIG || v.u.i == INT64_MIN) return jj_int_neg(rt, v);
@@ -485,6 +486,7 @@ static flow run_loop(jj_rt *rt, const jj_node *n, jj_list *items, jj_scope *sc, 
         jj_frame_end(rt);
         if (f == FLOW_BREAK) break;
         if (f == FLOW_NORMAL) completed = 1;
+        if (lp->consumed) break;
     }
     jj_loop_end(rt);
     if (!completed && n->k2.n) return exec_body(rt, n->k2, child(rt, sc), out);

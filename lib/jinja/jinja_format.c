@@ -268,7 +268,7 @@ static void format_str(jj_rt *rt, jj_buf *out, jj_val v, jj_str *s, spec_t *p) {
     if (p->prec >= 0 && (size_t)p->prec < jj_str_len(s)) bytes = jj_str_off(rt, s, (size_t)p->prec);
     int64_t len = (int64_t)cps(s->s, bytes), pad = p->width > len ? p->width - len : 0;
     int64_t left = p->align == '>' ? pad : p->align == '^' ? pad / 2 : 0;
-    if ((uint64_t)pad > rt->max_output) jj_fail(rt, "the output is larger than %zu bytes", rt->max_output);
+    if ((uint64_t)pad > rt->max_output) jj_limit(rt, "the output is larger than %zu bytes", rt->max_output);
     put_fill(rt, out, p->fill, left);
     jj_buf_add(rt, out, s->s, bytes);
     put_fill(rt, out, p->fill, pad - left);
@@ -288,13 +288,13 @@ void jj_format_spec(jj_rt *rt, jj_buf *out, jj_val v, const char *spec, size_t n
     case JJ_BOOL: case JJ_INT: case JJ_BIG:
         parse_spec(rt, spec, n, v, '>', &p);
         if ((uint64_t)(p.width > 0 ? p.width : 0) > rt->max_output)
-            jj_fail(rt, "the output is larger than %zu bytes", rt->max_output);
+            jj_limit(rt, "the output is larger than %zu bytes", rt->max_output);
         format_int(rt, out, v, &p);
         return;
     case JJ_FLOAT:
         parse_spec(rt, spec, n, v, '>', &p);
         if ((uint64_t)(p.width > 0 ? p.width : 0) > rt->max_output)
-            jj_fail(rt, "the output is larger than %zu bytes", rt->max_output);
+            jj_limit(rt, "the output is larger than %zu bytes", rt->max_output);
         format_float(rt, out, v, v.u.f, &p);
         return;
     default:
@@ -517,7 +517,7 @@ jj_val jj_percent_format(jj_rt *rt, jj_val fmtv, jj_val args) {
         }
         if (i < n && (f[i] == 'h' || f[i] == 'l' || f[i] == 'L')) i++;
         if (i >= n) jj_fail(rt, "ValueError: incomplete format");
-        if ((uint64_t)s.width > rt->max_output) jj_fail(rt, "the output is larger than %zu bytes", rt->max_output);
+        if ((uint64_t)s.width > rt->max_output) jj_limit(rt, "the output is larger than %zu bytes", rt->max_output);
         if (!have) {
             if (ai >= nargs) jj_fail(rt, "TypeError: not enough arguments for format string");
             v = is_tuple ? args.u.l->v[ai] : args;

@@ -53,7 +53,7 @@ struct jj_gc {
     jj_arena *old;     /* the loop's old space */
 };
 
-static CAL_NORETURN void oom(jj_rt *rt) { jj_fail(rt, "out of memory"); }
+static CAL_NORETURN void oom(jj_rt *rt) { jj_limit(rt, "out of memory"); }
 
 /* IN_FRAME, IN_YOUNG, or 0 for memory that stays where it is. */
 static int where(const struct jj_gc *g, const void *p) {
@@ -166,6 +166,7 @@ static jj_val value(jj_rt *rt, struct jj_gc *g, jj_val v) {
     switch (v.t) {
     case JJ_STR: v.u.s = block(rt, g, v.u.s, sizeof *v.u.s + v.u.s->n + 1, &fresh); break;
     case JJ_BIG: v.u.z = block(rt, g, v.u.z, sizeof *v.u.z + v.u.z->n * sizeof(mp_limb_t), &fresh); break;
+    case JJ_COMPLEX: v.u.c = block(rt, g, v.u.c, sizeof *v.u.c, &fresh); break;
     case JJ_LIST: case JJ_TUPLE: v.u.l = list(rt, g, v.u.l); break;
     case JJ_DICT: case JJ_NS: v.u.d = dict(rt, g, v.u.d); break;
     case JJ_MACRO:
@@ -219,6 +220,7 @@ static void scan(jj_rt *rt, struct jj_gc *g, todo t) {
         if (l->v) l->v = block(rt, g, l->v, (l->n ? l->n : 1) * sizeof *l->v, &fresh);
         for (size_t i = 0; i < l->n; i++) l->v[i] = value(rt, g, l->v[i]);
         for (int i = 0; i < 3; i++) l->r[i] = value(rt, g, l->r[i]);
+        l->err = cstr(rt, g, l->err);
         break;
     }
     case JJ_DICT: {

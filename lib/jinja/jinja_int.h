@@ -16,6 +16,8 @@
  *   jinja_attr.c    attribute/item access as the sandbox does it, methods of
  *                   str/dict/list, the global functions
  *   jinja_format.c  printf-style % and format(value, spec), as Python
+ *   jinja_html.c    striptags, urlize, urlencode, xmlattr
+ *   jinja_pylib.c   textwrap.wrap (wordwrap) and pprint.pformat (pprint)
  *   jinja_filters.c filters and tests
  *   jinja_lex.c     the lexer (trim_blocks, lstrip_blocks, -/+ markers)
  *   jinja_parse.c   the parser (Jinja's grammar and precedence)
@@ -37,6 +39,7 @@
 #include <time.h>
 
 #include "base/err.h"
+#include "base/pyrandom.h"
 
 /* ---- memory and errors (jinja_mem.c) ---- */
 
@@ -52,6 +55,8 @@ typedef struct jj_err {
     char *msg;          /* the caller's error buffer */
     size_t cap;
     const char *name;   /* template name for messages */
+    int fatal;          /* a limit of calkit's (budget, memory, output): never deferred */
+    char bare[512];     /* the last message without "NAME: line N: " */
 } jj_err;
 
 typedef struct jj_arena {
@@ -105,10 +110,11 @@ typedef struct {
 /* ---- values ---- */
 
 /* JJ_BIG: an int outside int64_t (Python's int is unbounded); an int in
- * int64_t's range is always JJ_INT, so the two never compare equal. */
+ * int64_t's range is always JJ_INT, so the two never compare equal.
+ * JJ_COMPLEX: what a negative number to a fractional power gives. */
 typedef enum {
     JJ_UNDEF, JJ_NONE, JJ_BOOL, JJ_INT, JJ_FLOAT, JJ_STR,
-    JJ_LIST, JJ_TUPLE, JJ_DICT, JJ_NS, JJ_MACRO, JJ_LOOP, JJ_FUNC, JJ_BIG
+    JJ_LIST, JJ_TUPLE, JJ_DICT, JJ_NS, JJ_MACRO, JJ_LOOP, JJ_FUNC, JJ_BIG, JJ_COMPLEX
 } jj_type;
 
 /* flags */
@@ -118,6 +124,7 @@ typedef enum {
 #define JJ_DICT_ITEMS 8  /* JJ_LIST: dict.items() / keys() / values() views */
 #define JJ_DICT_KEYS 16
 #define JJ_DICT_VALUES 32
+#define JJ_GROUP 64      /* JJ_TUPLE: groupby's (grouper, list), a namedtuple */
 
 typedef struct jj_str jj_str;
 typedef struct jj_list jj_list;
@@ -127,6 +134,9 @@ typedef struct jj_loop jj_loop;
 typedef struct jj_func jj_func;
 typedef struct jj_undef jj_undef;
 typedef struct jj_big jj_big;
+typedef struct jj_complex {
+    double re, im;
+} jj_complex;
 
 typedef struct jj_val {
     uint8_t t, flags;
@@ -141,6 +151,7 @@ typedef struct jj_val {
         jj_func *fn;
         jj_undef *u;    /* may be NULL: plain undefined */
         jj_big *z;      /* JJ_BIG */
+        jj_complex *c;  /* JJ_COMPLEX */
     } u;
 } jj_val;
 
@@ -162,6 +173,8 @@ struct jj_list {
     jj_val *v;
     size_t pos;     /* JJ_GENERATOR: items before pos are consumed */
     jj_val r[3];    /* JJ_RANGE: start, stop, step (ints; for printing and slicing) */
+    const char *err;  /* JJ_GENERATOR: the error after its items (Python's
+                       * generators fail when consumed that far), or NULL */
 };
 struct jj_dict {
     size_t n, cap;
@@ -195,6 +208,7 @@ struct jj_loop {
     struct jj_scope *scope;     /* the scope the loop runs in */
     jj_val last_changed;
     int has_changed;
+    int consumed;               /* the template iterated the loop itself */
     uint64_t epoch, rem;        /* as a dict's (loop.changed() writes) */
 };
 
@@ -323,9 +337,15 @@ typedef struct jj_rt {
     jj_loopmem *loops;     /* the loops running, innermost last (malloc'd) */
     size_t nloops, caploops;
     struct jj_gc *gc;      /* a collection's scratch, freed with the runtime */
+    cal_pyrandom rng;      /* the random filter's (seeded 0 at its first use) */
+    int rng_seeded;
+    jj_list **lazy;        /* where a generator filter being run keeps its list (jinja_filters.c) */
 } jj_rt;
 
 CAL_NORETURN void jj_fail(jj_rt *rt, const char *fmt, ...) CAL_PRINTF(2, 3);
+/* jj_fail for calkit's own limits (output size, memory): the render ends
+ * even inside a filter whose errors Python would defer. */
+CAL_NORETURN void jj_limit(jj_rt *rt, const char *fmt, ...) CAL_PRINTF(2, 3);
 /* Counts one unit of work (loop iteration, call); fails past the budget. */
 void jj_step(jj_rt *rt);
 
@@ -499,6 +519,12 @@ int jj_hashable(jj_val v);
 jj_str *jj_escape(jj_rt *rt, jj_str *s);
 /* v + w, v - w, ... as Python does; fails with a TypeError-like message. */
 jj_val jj_binop(jj_rt *rt, int op, jj_val a, jj_val b);
+/* Complex numbers: Python's arithmetic (+ - * / **, unary -) where one
+ * operand is complex and the other a number; repr ("(1+2j)"). */
+jj_val jj_complex_new(jj_rt *rt, double re, double im);
+jj_val jj_complex_binop(jj_rt *rt, int op, jj_val a, jj_val b);
+jj_val jj_complex_pow_real(jj_rt *rt, double x, double y);
+void jj_complex_repr(jj_rt *rt, jj_buf *b, const jj_complex *c);
 /* a in b */
 int jj_contains(jj_rt *rt, jj_val b, jj_val a);
 
@@ -538,6 +564,18 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
                       size_t nargs, const char *const *kwnames, const jj_val *kwvals, size_t nkw);
 int jj_call_test(jj_rt *rt, int id, const char *name, jj_val v, const jj_val *args,
                  size_t nargs, const char *const *kwnames, const jj_val *kwvals, size_t nkw);
+/* ---- text as HTML and URLs (jinja_html.c), Python library functions
+ * (jinja_pylib.c): filters of their own ---- */
+
+jj_str *jj_striptags(jj_rt *rt, jj_str *s);
+jj_val jj_urlencode(jj_rt *rt, jj_val v);
+jj_val jj_xmlattr(jj_rt *rt, jj_val d, int autospace);
+/* urlize: trim < 0 for none; target, rel, extra_schemes None or Undefined
+ * when not given. */
+jj_val jj_urlize(jj_rt *rt, jj_val v, int64_t trim, int nofollow, jj_val target, jj_val rel, jj_val extra);
+jj_val jj_wordwrap(jj_rt *rt, jj_str *s, int64_t width, int break_long_words, jj_str *wrapstring, int break_on_hyphens);
+jj_val jj_pformat(jj_rt *rt, jj_val v);
+
 /* ---- formatting (jinja_format.c) ---- */
 
 /* printf-style formatting: fmt % args (a tuple, a mapping or one value);

@@ -31,6 +31,7 @@ void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 #define JJ_CHUNK (64 * 1024)
 
 static CAL_NORETURN void over_budget(jj_arena *a) {
+    a->err->fatal = 1;
     jj_raise(a->err, a->line ? *a->line : 0,
              "the template used more than its budget of %llu work units (a loop iteration, a call, an "
              "element handled or 256 bytes of text built or searched is one)",
@@ -69,10 +70,10 @@ void *jj_alloc(jj_arena *a, size_t n) {
         int big = n > cap / 4;
         if (big) cap = n;
         if (cap > acct->limit || acct->total > acct->limit - cap || cap > SIZE_MAX - sizeof *c)
-            jj_raise(a->err, a->line ? *a->line : 0, "the template needs more than %zu MiB of memory",
+            a->err->fatal = 1, jj_raise(a->err, a->line ? *a->line : 0, "the template needs more than %zu MiB of memory",
                      acct->limit >> 20);
         jj_chunk *nc = malloc(sizeof *nc + cap);
-        if (!nc) jj_raise(a->err, a->line ? *a->line : 0, "out of memory");
+        if (!nc) a->err->fatal = 1, jj_raise(a->err, a->line ? *a->line : 0, "out of memory");
         nc->cap = cap;
         nc->used = 0;
         nc->seq = ++a->seq;
@@ -200,6 +201,9 @@ void jj_raise(jj_err *e, int line, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    size_t bn = strlen(msg) < sizeof e->bare - 1 ? strlen(msg) : sizeof e->bare - 1;
+    memcpy(e->bare, msg, bn);
+    e->bare[bn] = 0;
     if (e->msg && e->cap) {
         size_t o = put_escaped(e->msg, e->cap, 0, e->name ? e->name : "template");
         char head[32];
@@ -220,6 +224,16 @@ void jj_fail(jj_rt *rt, const char *fmt, ...) {
     jj_raise(&rt->err, rt->line, "%s", msg);
 }
 
+void jj_limit(jj_rt *rt, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rt->err.fatal = 1;
+    jj_raise(&rt->err, rt->line, "%s", msg);
+}
+
 void jj_step(jj_rt *rt) {
     rt->ar.work++;
     if (rt->ar.max_work && rt->ar.work > rt->ar.max_work) over_budget(&rt->ar);
@@ -228,7 +242,7 @@ void jj_step(jj_rt *rt) {
 void jj_buf_add(jj_rt *rt, jj_buf *b, const void *p, size_t n) {
     if (n == 0) return;
     if (n > rt->max_output || b->n > rt->max_output - n)
-        jj_fail(rt, "the output is larger than %zu bytes", rt->max_output);
+        jj_limit(rt, "the output is larger than %zu bytes", rt->max_output);
     if (b->n + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
         while (cap < b->n + n + 1) cap *= 2;
@@ -259,7 +273,7 @@ void jj_buf_addf(jj_rt *rt, jj_buf *b, const char *fmt, ...) {
     }
     /* longer: formatted again into a block of its size */
     if ((size_t)k > rt->max_output || b->n > rt->max_output - (size_t)k)
-        jj_fail(rt, "the output is larger than %zu bytes", rt->max_output);
+        jj_limit(rt, "the output is larger than %zu bytes", rt->max_output);
     char *big = jj_alloc(&rt->ar, (size_t)k + 1);
     va_start(ap, fmt);
     vsnprintf(big, (size_t)k + 1, fmt, ap);

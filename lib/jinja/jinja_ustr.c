@@ -108,7 +108,7 @@ jj_str *jj_str_new(jj_rt *rt, const char *p, size_t n) {
 
 jj_str *jj_str_cat(jj_rt *rt, const jj_str *a, const jj_str *b) {
     if (a->n > SIZE_MAX / 2 || b->n > SIZE_MAX / 2 || a->n + b->n > rt->max_output)
-        jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+        jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
     jj_str *s = jj_alloc(&rt->ar, sizeof *s + a->n + b->n + 1);
     s->n = a->n + b->n;
     s->ncp = a->ncp != SIZE_MAX && b->ncp != SIZE_MAX ? a->ncp + b->ncp : SIZE_MAX;

@@ -101,6 +101,10 @@ static uint64_t hash_at(jj_val v, int depth) {
     case JJ_STR: return cal_hash(v.u.s->s, v.u.s->n);
     case JJ_BOOL: case JJ_INT: return mix((uint64_t)v.u.i);
     case JJ_BIG: return jj_int_hash(v);
+    case JJ_COMPLEX:
+        /* equal to its real part when the imaginary part is 0 */
+        if (v.u.c->im == 0) return hash_at(jj_float(v.u.c->re), depth);
+        { uint64_t x, y; memcpy(&x, &v.u.c->re, 8); memcpy(&y, &v.u.c->im, 8); return mix(x) ^ mix(y * 1000003); }
     case JJ_FLOAT:
         /* an integral float hashes as the int it equals */
         if (v.u.f == floor(v.u.f) && v.u.f >= -9223372036854775808.0 && v.u.f < 9223372036854775808.0)
@@ -213,6 +217,7 @@ int jj_truthy(jj_val v) {
     case JJ_UNDEF: case JJ_NONE: return 0;
     case JJ_BOOL: case JJ_INT: return v.u.i != 0;
     case JJ_BIG: return 1;
+    case JJ_COMPLEX: return v.u.c->re != 0 || v.u.c->im != 0;
     case JJ_FLOAT: return v.u.f != 0;
     case JJ_STR: return v.u.s->n != 0;
     case JJ_LIST: case JJ_TUPLE:
@@ -249,6 +254,12 @@ static int eq_containers(jj_rt *rt, jj_val a, jj_val b);
 
 int jj_eq(jj_rt *rt, jj_val a, jj_val b) {
     if (jj_is_num(a) && jj_is_num(b)) return num_cmp(a, b) == 0;
+    if (a.t == JJ_COMPLEX || b.t == JJ_COMPLEX) {
+        jj_val c = a.t == JJ_COMPLEX ? a : b, o = a.t == JJ_COMPLEX ? b : a;
+        if (o.t == JJ_COMPLEX) return c.u.c->re == o.u.c->re && c.u.c->im == o.u.c->im;
+        if (!jj_is_num(o) || c.u.c->im != 0) return 0;
+        return num_cmp(jj_float(c.u.c->re), o) == 0;
+    }
     if (a.t != b.t) return 0;
     if (a.t == JJ_LIST || a.t == JJ_TUPLE || a.t == JJ_DICT) {
         rt->depth++;
@@ -296,6 +307,7 @@ const char *jj_type_name(jj_val v) {
     case JJ_NONE: return "NoneType";
     case JJ_BOOL: return "bool";
     case JJ_INT: case JJ_BIG: return "int";
+    case JJ_COMPLEX: return "complex";
     case JJ_FLOAT: return "float";
     case JJ_STR: return v.flags & JJ_MARKUP ? "Markup" : "str";
     case JJ_LIST:
@@ -305,7 +317,7 @@ const char *jj_type_name(jj_val v) {
         if (v.flags & JJ_DICT_KEYS) return "dict_keys";
         if (v.flags & JJ_DICT_VALUES) return "dict_values";
         return "list";
-    case JJ_TUPLE: return "tuple";
+    case JJ_TUPLE: return v.flags & JJ_GROUP ? "_GroupTuple" : "tuple";
     case JJ_DICT: return "dict";
     case JJ_NS: return "Namespace";
     case JJ_MACRO: return "Macro";
@@ -459,6 +471,7 @@ void jj_str_of(jj_rt *rt, jj_buf *b, jj_val v) {
     case JJ_BOOL: jj_buf_adds(rt, b, v.u.i ? "True" : "False"); return;
     case JJ_INT: case JJ_BIG: jj_int_str(rt, b, v); return;
     case JJ_FLOAT: jj_float_repr(rt, b, v.u.f); return;
+    case JJ_COMPLEX: jj_complex_repr(rt, b, v.u.c); return;
     case JJ_STR: jj_buf_add(rt, b, v.u.s->s, v.u.s->n); return;
     default: break;
     }
@@ -502,7 +515,23 @@ void jj_str_of(jj_rt *rt, jj_buf *b, jj_val v) {
     } else if (v.t == JJ_LOOP) {
         jj_buf_addf(rt, b, "<LoopContext %zu/%zu>", v.u.lp->i + 1, v.u.lp->items->n);
     } else {
-        jj_buf_addf(rt, b, "<built-in method %s>", v.u.fn->name);
+        /* Markup's own methods (MarkupSafe's Python wrappers) print as bound methods */
+        static const char *const markup_own[] = {
+            "capitalize", "casefold", "center", "expandtabs", "format", "format_map", "join", "ljust",
+            "lower", "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rjust", "rpartition",
+            "rsplit", "rstrip", "split", "splitlines", "strip", "swapcase", "title", "translate", "upper",
+            "zfill", NULL};
+        const jj_func *f = v.u.fn;
+        int own = 0;
+        if (f->self.t == JJ_STR && (f->self.flags & JJ_MARKUP))
+            for (int i = 0; markup_own[i] && !own; i++) own = !strcmp(markup_own[i], f->name);
+        if (own) {
+            jj_buf_addf(rt, b, "<bound method Markup.%s of ", f->name);
+            jj_repr_of(rt, b, f->self);
+            jj_buf_addc(rt, b, '>');
+        } else {
+            jj_buf_addf(rt, b, "<built-in method %s>", f->name);
+        }
     }
     rt->depth--;
 }
@@ -554,12 +583,29 @@ jj_list *jj_iter(jj_rt *rt, jj_val v) {
             l->n = v.u.l->n - v.u.l->pos;
             l->v = l->n ? v.u.l->v + v.u.l->pos : NULL;
             v.u.l->pos = v.u.l->n;
+            if (v.u.l->err) jj_fail(rt, "%s", v.u.l->err); /* consumed to its error */
             return l;
         }
         return v.u.l;
     case JJ_DICT: {
         jj_list *l = jj_list_new(rt, v.u.d->n);
         if (v.u.d->n) memcpy(l->v, v.u.d->k, v.u.d->n * sizeof(jj_val));
+        return l;
+    }
+    case JJ_LOOP: {
+        /* a LoopContext iterates the loop's remaining items itself, as
+         * (item, loop) pairs: the loop has none left after */
+        jj_loop *lp = v.u.lp;
+        size_t from = lp->i + 1, n = lp->items->n > from ? lp->items->n - from : 0;
+        jj_list *l = jj_list_new(rt, n);
+        for (size_t k = 0; k < n; k++) {
+            jj_list *p = jj_list_new(rt, 2);
+            p->v[0] = lp->items->v[from + k];
+            p->v[1] = v;
+            l->v[k] = jj_listv(p, 1);
+        }
+        if (n) lp->i = lp->items->n - 1;
+        lp->consumed = 1;
         return l;
     }
     case JJ_STR: {
@@ -636,7 +682,7 @@ static jj_val repeat(jj_rt *rt, jj_val seq, jj_val kv) {
     if (k < 0) k = 0;
     if (seq.t == JJ_STR) {
         if (seq.u.s->n && (uint64_t)k > rt->max_output / seq.u.s->n)
-            jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+            jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
         jj_buf b = {0};
         for (int64_t i = 0; i < k; i++) jj_buf_add(rt, &b, seq.u.s->s, seq.u.s->n);
         jj_val r = jj_strv(jj_str_buf(rt, &b));
@@ -645,7 +691,7 @@ static jj_val repeat(jj_rt *rt, jj_val seq, jj_val kv) {
     }
     size_t n = seq.u.l->n;
     if (n && (uint64_t)k > (rt->ar.limit / sizeof(jj_val)) / n)
-        jj_fail(rt, "a list too long for the memory limit");
+        jj_limit(rt, "a list too long for the memory limit");
     jj_list *l = jj_list_new(rt, n * (size_t)k);
     for (int64_t i = 0; i < k; i++)
         if (n) memcpy(l->v + (size_t)i * n, seq.u.l->v, n * sizeof(jj_val));
@@ -656,8 +702,7 @@ static jj_val repeat(jj_rt *rt, jj_val seq, jj_val kv) {
  * has no complex numbers), an overflow from finite operands is an error. */
 static jj_val float_pow(jj_rt *rt, double x, double y) {
     if (x == 0 && y < 0) jj_fail(rt, "ZeroDivisionError: 0.0 cannot be raised to a negative power");
-    if (x < 0 && y != floor(y) && isfinite(y))
-        jj_fail(rt, "ValueError: negative number to a fractional power (Python gives a complex number, which calkit does not have)");
+    if (x < 0 && y != floor(y) && isfinite(y)) return jj_complex_pow_real(rt, x, y);
     double r = pow(x, y);
     if (isinf(r) && isfinite(x) && isfinite(y)) jj_fail(rt, "OverflowError: (34, 'Numerical result out of range')");
     return jj_float(r);
@@ -666,6 +711,8 @@ static jj_val float_pow(jj_rt *rt, double x, double y) {
 jj_val jj_binop(jj_rt *rt, int op, jj_val a, jj_val b) {
     if (a.t == JJ_UNDEF) jj_undef_fail(rt, a);
     if (b.t == JJ_UNDEF) jj_undef_fail(rt, b);
+    if ((a.t == JJ_COMPLEX && (jj_is_num(b) || b.t == JJ_COMPLEX)) || (b.t == JJ_COMPLEX && jj_is_num(a)))
+        return jj_complex_binop(rt, op, a, b);
     if (jj_is_num(a) && jj_is_num(b)) {
         if (a.t != JJ_FLOAT && b.t != JJ_FLOAT) {
             /* int op int: exact, beyond 64 bits when it must */
@@ -765,7 +812,10 @@ int jj_contains(jj_rt *rt, jj_val seq, jj_val x) {
                 if (seq.flags & JJ_GENERATOR) l->pos = i + 1;
                 return 1;
             }
-        if (seq.flags & JJ_GENERATOR) l->pos = l->n;
+        if (seq.flags & JJ_GENERATOR) {
+            l->pos = l->n;
+            if (l->err) jj_fail(rt, "%s", l->err);
+        }
         return 0;
     }
     case JJ_DICT:

@@ -112,6 +112,8 @@ int cal_jinja_render(const cal_jinja *j, const json_t *vars, const cal_jinja_opt
     rt->max_output = opts && opts->max_output ? opts->max_output : (size_t)256 << 20;
     rt->ar.max_work = opts && opts->max_steps ? opts->max_steps : CAL_JINJA_BUDGET;
     rt->max_depth = opts && opts->max_depth ? opts->max_depth : 200;
+    rt->literal = opts ? opts->literal : NULL;
+    rt->literal_ctx = opts ? opts->literal_ctx : NULL;
     if (opts && opts->now) {
         rt->now = *opts->now;
     } else {
@@ -134,7 +136,9 @@ int cal_jinja_render(const cal_jinja *j, const json_t *vars, const cal_jinja_opt
     if (vars) {
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)vars, k, v) jj_dict_sets(rt, &root->vars, k, jj_from_json(rt, v, 0));
+        size_t kn;
+        json_object_keylen_foreach((json_t *)vars, k, kn, v)
+            jj_dict_set(rt, &root->vars, jj_strn(rt, k, kn), jj_from_json(rt, v, 0));
     }
     jj_buf b = {0};
     jj_render(rt, &j->t, root, &b);

@@ -18,13 +18,18 @@
  * comparisons, truth). tests/jinja/ checks it against python3-jinja2 set up
  * as transformers sets it up, over real model templates.
  *
+ * Every built-in filter and test of jinja2 3.1 behaves as jinja2's
+ * (tests/jinja/grid.py checks each over every kind of value): random picks
+ * as Python's random.choice seeded 0 at the start of each render (jinja2's
+ * is unseeded, so no two of its runs agree). Integers are Python's:
+ * unbounded (up to 2^20 bits here), str() refused past 4300 digits; a
+ * negative number to a fractional power is a complex number; generator
+ * filters (select, map, ...) fail only when their result is consumed.
  * Not supported: template inheritance and inclusion (extends, block,
- * include, import), autoescape blocks, and the filters groupby, pprint,
- * random, striptags, urlencode, urlize, wordwrap, xmlattr, filesizeformat
- * (known names, so templates mentioning them load, but an error if run).
- * Integers are 64-bit (Python's are unbounded): overflow is an error.
- * Upper/lower-casing uses Unicode's simple mappings plus the common
- * one-to-many ones (ß, ligatures; Python has a few more).
+ * include, import, which need a loader transformers does not give) and
+ * autoescape blocks; format specs for complex numbers. Upper/lower-casing
+ * uses Unicode's simple mappings plus the common one-to-many ones (ß,
+ * ligatures; Python has a few more).
  *
  * Errors are one line, "NAME: line N: message"; for raise_exception the
  * message is exactly the template's text. Work, recursion, output size and
@@ -59,6 +64,12 @@ typedef struct {
     size_t max_memory;   /* bytes of working memory; 0: 1 GiB */
     uint64_t max_steps;  /* the work budget (see above); 0: CAL_JINJA_BUDGET */
     int max_depth;       /* nested macro calls and values; 0: 200 */
+    /* Numbers jansson cannot hold (big ints, NaN, infinities, as Python's
+     * json.loads reads them: io/pyjson.h) arrive as string nodes: literal
+     * gives the JSON number text such a node stands for, NULL for a real
+     * string. NULL: no such nodes. */
+    const char *(*literal)(void *ctx, const json_t *node);
+    void *literal_ctx;
 } cal_jinja_opts;
 
 /* Parses the template src[0..n) (UTF-8). name is used in messages (the

@@ -41,6 +41,8 @@
 #include "base/err.h"
 #include "base/pyrandom.h"
 
+struct json_t;
+
 /* ---- memory and errors (jinja_mem.c) ---- */
 
 /* A block of arena memory; blocks are carved from its start. */
@@ -340,6 +342,8 @@ typedef struct jj_rt {
     cal_pyrandom rng;      /* the random filter's (seeded 0 at its first use) */
     int rng_seeded;
     jj_list **lazy;        /* where a generator filter being run keeps its list (jinja_filters.c) */
+    const char *(*literal)(void *ctx, const struct json_t *node); /* cal_jinja_opts' */
+    void *literal_ctx;
 } jj_rt;
 
 CAL_NORETURN void jj_fail(jj_rt *rt, const char *fmt, ...) CAL_PRINTF(2, 3);

@@ -854,6 +854,16 @@ void jj_sort(jj_rt *rt, jj_val *v, size_t n, size_t w, jj_cmp_fn cmp, void *ctx)
 
 /* ---- JSON in ---- */
 
+/* A JSON number's text as Python's json.loads makes it: an int of any size,
+ * else a float (NaN, Infinity, -Infinity, and inf past the range). */
+static jj_val number_of(jj_rt *rt, const char *t) {
+    size_t n = strlen(t), i = t[0] == '-';
+    int digits = n > i;
+    for (size_t k = i; k < n; k++) digits &= t[k] >= '0' && t[k] <= '9';
+    if (digits) return jj_int_parse(rt, t + i, n - i, 10, t[0] == '-');
+    return jj_float(strtod(t, NULL));
+}
+
 jj_val jj_from_json(jj_rt *rt, const json_t *j, int depth) {
     if (depth > rt->max_depth) jj_fail(rt, "JSON nested more than %d deep", rt->max_depth);
     switch (json_typeof(j)) {
@@ -862,7 +872,11 @@ jj_val jj_from_json(jj_rt *rt, const json_t *j, int depth) {
     case JSON_FALSE: return jj_bool(0);
     case JSON_INTEGER: return jj_int((int64_t)json_integer_value(j));
     case JSON_REAL: return jj_float(json_real_value(j));
-    case JSON_STRING: return jj_strn(rt, json_string_value(j), json_string_length(j));
+    case JSON_STRING: {
+        const char *lit = rt->literal ? rt->literal(rt->literal_ctx, j) : NULL;
+        if (lit) return number_of(rt, lit);
+        return jj_strn(rt, json_string_value(j), json_string_length(j));
+    }
     case JSON_ARRAY: {
         size_t n = json_array_size(j);
         jj_list *l = jj_list_new(rt, n);
@@ -877,7 +891,8 @@ jj_val jj_from_json(jj_rt *rt, const json_t *j, int depth) {
         while (it) {
             k = json_object_iter_key(it);
             v = json_object_iter_value(it);
-            jj_dict_set(rt, d, jj_cstr(rt, k), jj_from_json(rt, v, depth + 1));
+            /* keys may hold NUL (Python's json.loads takes them) */
+            jj_dict_set(rt, d, jj_strn(rt, k, json_object_iter_key_len(it)), jj_from_json(rt, v, depth + 1));
             it = json_object_iter_next((json_t *)j, it);
         }
         jj_val r = {JJ_DICT, 0, {.d = d}};

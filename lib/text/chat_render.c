@@ -23,6 +23,8 @@ struct cal_chat_render {
     const cal_jinja *fixed; /* chosen once (one template, or --chat-template-name) */
     const cal_jinja *dflt, *tool_use;
     json_t *base;           /* add_generation_prompt, special tokens, documents */
+    cal_pyjson **var_marks; /* --chat-var's numbers jansson cannot hold, one set per var */
+    size_t nvar_marks;
     char *source;
     cal_jinja_opts opts;
 };
@@ -236,8 +238,9 @@ static int choose(cal_chat_render *c, const char *want, char *err, size_t errlen
     return 0;
 }
 
-/* --chat-var KEY=JSON: its value (a new reference), or NULL with err. */
-static json_t *parse_var(const char *kv, char *err, size_t errlen) {
+/* --chat-var KEY=JSON: its value (a new reference, with *marks), or NULL
+ * with err. */
+static json_t *parse_var(const char *kv, cal_pyjson **marks, char *err, size_t errlen) {
     const char *eq = strchr(kv, '=');
     if (!eq || eq == kv) {
         cal_errf(err, errlen, "--chat-var '%s': not KEY=JSON (e.g. enable_thinking=false)", kv);
@@ -249,22 +252,32 @@ static json_t *parse_var(const char *kv, char *err, size_t errlen) {
             cal_errf(err, errlen, "--chat-var '%s': %s is set by cal-read itself", kv, fixed[i]);
             return NULL;
         }
-    json_error_t je;
-    json_t *v = json_loads(eq + 1, JSON_DECODE_ANY, &je);
-    if (!v) cal_errf(err, errlen, "--chat-var '%s': the value is not JSON (%s; a string needs quotes: k='\"x\"')", kv, je.text);
+    json_t *v;
+    char why[256];
+    if (cal_pyjson_loads(eq + 1, strlen(eq + 1), &v, marks, why, sizeof why) < 0) {
+        cal_errf(err, errlen, "--chat-var '%s': the value is not JSON (%s; a string needs quotes: k='\"x\"')", kv, why);
+        return NULL;
+    }
     return v;
 }
 
 int cal_chat_var_check(const char *kv, char *err, size_t errlen) {
-    json_t *v = parse_var(kv, err, errlen);
+    cal_pyjson *marks;
+    json_t *v = parse_var(kv, &marks, err, errlen);
     json_decref(v);
+    cal_pyjson_free(marks);
     return v ? 0 : -1;
 }
 
 /* --chat-var KEY=JSON into the template's variables. */
 static int set_var(cal_chat_render *c, const char *kv, char *err, size_t errlen) {
-    json_t *v = parse_var(kv, err, errlen);
+    cal_pyjson *marks;
+    json_t *v = parse_var(kv, &marks, err, errlen);
     if (!v) return -1;
+    if (marks) {
+        c->var_marks = cal_xrealloc(c->var_marks, (c->nvar_marks + 1) * sizeof *c->var_marks);
+        c->var_marks[c->nvar_marks++] = marks;
+    }
     size_t n = (size_t)(strchr(kv, '=') - kv);
     char *key = cal_xmalloc(n + 1);
     memcpy(key, kv, n);
@@ -326,8 +339,21 @@ static json_t *sharegpt(const json_t *msgs) {
     return out;
 }
 
-int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
-                           char *err, size_t errlen) {
+/* The literal callback of the render: the record's marks, then --chat-var's. */
+typedef struct {
+    const cal_chat_render *c;
+    const cal_pyjson *record;
+} literals;
+
+static const char *literal(void *ctx, const json_t *node) {
+    const literals *l = ctx;
+    const char *t = cal_pyjson_literal(l->record, node);
+    for (size_t i = 0; !t && i < l->c->nvar_marks; i++) t = cal_pyjson_literal(l->c->var_marks[i], node);
+    return t;
+}
+
+int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs,
+                           const cal_pyjson *marks, cal_buf *out, char *err, size_t errlen) {
     if (!json_is_array(msgs)) return cal_errf(err, errlen, "the messages are not a list");
     const json_t *tools = json_is_object(record) ? json_object_get(record, "tools") : NULL;
     if (tools && !json_is_null(tools) && !json_is_array(tools))
@@ -340,7 +366,10 @@ int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const
     json_object_set_new(vars, "messages", sharegpt(msgs));
     json_object_set_new(vars, "tools", has_tools ? json_incref((json_t *)tools) : json_null());
     out->n = 0;
-    int rc = cal_jinja_render(t, vars, &c->opts, out, err, errlen);
+    cal_jinja_opts opts = c->opts;
+    literals lits = {c, marks};
+    if (marks || c->nvar_marks) opts.literal = literal, opts.literal_ctx = &lits;
+    int rc = cal_jinja_render(t, vars, &opts, out, err, errlen);
     json_decref(vars);
     return rc;
 }
@@ -353,6 +382,8 @@ void cal_chat_render_free(cal_chat_render *c) {
     }
     free(c->tpl);
     json_decref(c->base);
+    for (size_t i = 0; i < c->nvar_marks; i++) cal_pyjson_free(c->var_marks[i]);
+    free(c->var_marks);
     free(c->source);
     free(c);
 }

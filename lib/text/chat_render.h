@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "io/pyjson.h"
 
 typedef struct cal_chat_render cal_chat_render;
 
@@ -50,13 +51,15 @@ const char *cal_chat_render_source(const cal_chat_render *c);
 /* Renders a record: msgs is its "messages" (OpenAI: role, content,
  * tool_calls, ...) or "conversations" (ShareGPT from/value, mapped to
  * role/content with human -> user, gpt -> assistant); record is the whole
- * record, whose "tools" (a list, or absent/null) is passed on. Writes the
- * text into out (replacing its content). Returns 0, or -1 with the
- * template's message (or what is wrong with the record) in err. */
-int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
-                           char *err, size_t errlen);
+ * record, whose "tools" (a list, or absent/null) is passed on; marks are
+ * the record's numbers jansson cannot hold (io/pyjson.h; NULL: none).
+ * Writes the text into out (replacing its content). Returns 0, or -1 with
+ * the template's message (or what is wrong with the record) in err. */
+int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs,
+                           const cal_pyjson *marks, cal_buf *out, char *err, size_t errlen);
 
-/* 0 when kv is a valid --chat-var KEY=JSON, else -1 with the reason in err. */
+/* 0 when kv is a valid --chat-var KEY=JSON (JSON as Python's json.loads
+ * reads it: big integers, NaN, NUL in keys), else -1 with the reason in err. */
 int cal_chat_var_check(const char *kv, char *err, size_t errlen);
 
 void cal_chat_render_free(cal_chat_render *c);

@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "base/utf8.h"
 #include "io/jsonscan.h"
+#include "io/pyjson.h"
 #include "text/chat.h"
 #include "text/fieldfmt.h"
 
@@ -76,12 +77,21 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
     if (escape_controls(p, pn, &j->esc)) p = j->esc.p, pn = j->esc.n, rewritten = 1;
     json_error_t e;
     json_t *root = json_loadb(p, pn, JSON_ALLOW_NUL | JSON_DECODE_ANY, &e);
-    if (!root) /* a rewritten line has other offsets: name the line's start */
-        return fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s",
-                    e.text);
+    cal_pyjson *marks = NULL;
+    if (!root) {
+        /* what jansson refuses may be Python's JSON (json.loads reads it) */
+        char perr[256];
+        if (cal_pyjson_loads(p, pn, &root, &marks, perr, sizeof perr) < 0)
+            /* a rewritten line has other offsets: name the line's start */
+            return fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s",
+                        e.text);
+    }
+    j->marks = marks;
     int r = cal_jsonl_record(j, root, text, tn, err, errlen);
+    j->marks = NULL;
     *pos = 0;
     json_decref(root);
+    cal_pyjson_free(marks);
     return r;
 }
 
@@ -122,7 +132,7 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
         cal_buf_add(&j->str, json_string_value(v), json_string_length(v));
         *text = j->str.p, *tn = j->str.n;
     } else if (json_is_array(v) && chat_name && j->render) {
-        if (cal_chat_render_record(j->render, root, v, &j->chat_text, err, errlen) == 0)
+        if (cal_chat_render_record(j->render, root, v, j->marks, &j->chat_text, err, errlen) == 0)
             *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n, j->chat = 1;
         else r = -2;
     } else if (json_is_array(v) && chat_name) {

@@ -25,6 +25,7 @@ typedef struct {
     int strict;         /* invalid UTF-8 in a line parsed in full is an error */
     uint64_t nulls;     /* lines whose text is null (skipped) */
     uint64_t replaced;  /* invalid UTF-8 sequences replaced in lines parsed in full */
+    const struct cal_pyjson *marks; /* the record's numbers jansson cannot hold (io/pyjson.h), or NULL */
     cal_buf str, chat_text, fix, esc; /* scratch */
 } cal_jsonl;
 
@@ -40,7 +41,10 @@ typedef struct {
  * tells whether the document is a chat laid out by a template (its
  * special-token strings are meant as special tokens). A list of strings is
  * one document, its strings joined by a blank line. With j->fmt the text is
- * the template filled from the record (text/fieldfmt.h). */
+ * the template filled from the record (text/fieldfmt.h). A line jansson
+ * refuses is read again as Python's json.loads reads it (io/pyjson.h: big
+ * integers, NaN, Infinity, NUL in keys), and its numbers reach a chat
+ * template as json.loads gives them. */
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
                   size_t errlen, size_t *pos);
 /* The same for a record already parsed (a Parquet row, io/parquet_rec.h):

@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/dtype.h"
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/outfile.h"
@@ -21,7 +22,7 @@
 #include "tok/tokenizer.h"
 
 enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT };
-enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS };
+enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS, O_FOLLOW_LINKS };
 static const cal_opt opts[] = {
     {0, "json", NULL, CAL_STAGE, "print the header and each record as one JSON object\nper line", O_JSON},
     {0, "text", NULL, CAL_STAGE, "print the text of TEXT records, each ending in a\nnewline", O_TEXT},
@@ -33,6 +34,7 @@ static const cal_opt opts[] = {
      "write it as a cal-stream of ROW records (stdout or\n-o OUT.cal)", O_IMPORT},
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "decode TOKENS and ROW records with TOKENIZER (a\n"
      "model folder, a tokenizer.json, a .model or a NAME as\nin cal-encode): in the previews, in --json (\"text\")\nand in --text", 0},
+    {0, "follow-links", NULL, CAL_STAGE, "-t: read a model folder's files through links that\nlead out of it (see cal-encode(1), MODEL FOLDERS)", O_FOLLOW_LINKS},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
     {0},
@@ -65,6 +67,7 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
         case 'o': o->out = a->val, o->mode = M_OUTPUT, nmode++; break;
         case O_IMPORT: o->import = a->val; break;
         case 't': o->tokenizer = a->val; break;
+        case O_FOLLOW_LINKS: cal_model_follow_links(1); break;
         case 'v': o->verbose = 1; break;
         case O_PROGRESS: o->progress = 1; break;
         }

@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/progress.h"
+#include "stream/drops.h"
 #include "stream/stream.h"
 #include "text/chat.h"
 #include "text/chat_render.h"
@@ -26,7 +28,7 @@
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
        O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
-       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR };
+       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR, O_FOLLOW_LINKS };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
      "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, parquet (default: from the name\nand the first bytes)",
@@ -45,6 +47,7 @@ static const cal_opt opts[] = {
     {0, "date", "YYYY-MM-DD", CAL_STAGE, "--chat: the date of strftime_now (default: today)", O_DATE},
     {0, "skip-bad", NULL, CAL_STAGE, "--chat: skip (and count) records the template refuses", O_SKIP_BAD},
     {0, "chat-var", "KEY=JSON", CAL_STAGE, "--chat: one more template variable, as a keyword\nargument of apply_chat_template (repeatable), e.g.\nenable_thinking=false", O_CHAT_VAR},
+    {0, "follow-links", NULL, CAL_STAGE, "--chat: read a model folder's files through links\nthat lead out of it (see MODEL FOLDERS)", O_FOLLOW_LINKS},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
     {0, "min-chars", "N", CAL_STAGE, "skip documents shorter than N characters", O_MIN},
@@ -99,6 +102,7 @@ static cal_chat_spec chat;
 static const char **chat_vars; /* --chat-var, in order */
 static struct tm date;
 static const char *label; /* of the source being read */
+static cal_drops drops;   /* what was skipped (text/source.h: not regular files in folders) */
 static int done;          /* -n reached */
 
 static void write_doc(const char *lab, uint64_t id, const char *p, size_t n, unsigned flags) {
@@ -245,6 +249,7 @@ int main(int argc, char **argv) {
             chat_vars = cal_xrealloc(chat_vars, (chat.nvars + 1) * sizeof *chat_vars);
             chat_vars[chat.nvars++] = a.val, chat.vars = chat_vars;
             break;
+        case O_FOLLOW_LINKS: cal_model_follow_links(1); break;
         case O_LIST: list = 1; break;
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
@@ -257,8 +262,10 @@ int main(int argc, char **argv) {
     if (a.noperands == 0) cal_usage_error("no SOURCE given (a corpus name, file, directory or -)");
     if (cal_args_given(&a, O_SEED) && !opt.sampling) cal_usage_error("--seed goes with --sample");
     if (J.empty && !J.sep) cal_usage_error("--empty goes with --join");
-    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars))
-        cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date and --skip-bad go with --chat");
+    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars ||
+                        cal_args_given(&a, O_FOLLOW_LINKS)))
+        cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date, --skip-bad and "
+                        "--follow-links go with --chat");
     if (chat.model && (cal_args_given(&a, O_TEMPLATE) || fmt))
         cal_usage_error("--chat renders chat records (not with --template or a template --field)");
     char err[1024];
@@ -279,7 +286,7 @@ int main(int argc, char **argv) {
         cal_source_open(&src, a.operands[i], lab);
         label = src.label;
         if (src.corpus) cal_docfile_read(&F, src.path, CAL_FMT_JSONL, "text", on_doc, NULL);
-        else cal_source_files(src.path, on_file, NULL);
+        else cal_source_files(src.path, on_file, NULL, &drops);
         cal_source_close(&src);
     }
     if (opt.sampling) { /* the sample, in ascending keyed hash, up to -n */
@@ -303,6 +310,7 @@ int main(int argc, char **argv) {
                 (unsigned long long)st.dups, (unsigned long long)st.other_shard, (unsigned long long)F.bad,
                 (unsigned long long)st.split,
                 (unsigned long long)F.nulls, (unsigned long long)(H.replaced + F.json.replaced));
+    cal_drops_report(&drops, NULL);
     cal_hygiene_free(&H);
     cal_join_free(&J), free((char *)J.sep), free((char *)J.empty);
     cal_docfile_free(&F);

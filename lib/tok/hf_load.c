@@ -125,15 +125,12 @@ static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *o
     int wn = snprintf(NULL, 0, "%s '%.*s'", path, (int)r->n, r->u.s);
     out->where = cal_xmalloc((size_t)wn + 1);
     snprintf(out->where, (size_t)wn + 1, "%s '%.*s'", path, (int)r->n, r->u.s);
-    int ec;
-    size_t eo;
-    out->re = th_pcre_compile(r->u.s, r->n, &ec, &eo);
+    char m[200];
+    out->re = th_pcre_compile(r->u.s, r->n, m, sizeof m);
     if (!out->re) {
         free(out->where); /* the callers free nothing of a pattern that failed */
         out->where = NULL;
-        char m[200];
-        pcre2_get_error_message(ec, (PCRE2_UCHAR *)m, sizeof m);
-        return bad(l, path, "regex not supported by the PCRE2 fallback at offset %zu: %s", eo, m);
+        return bad(l, path, "regex not supported: %s", m);
     }
     return 0;
 }

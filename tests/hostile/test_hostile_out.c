@@ -196,6 +196,9 @@ static void killed(void *arg) {
 static int sent_sig;
 static void killed_by(void *arg) {
     (void)arg;
+    /* a job started in the background by a shell inherits SIGINT and SIGQUIT
+     * ignored, which the writer keeps so: the default, as from a terminal */
+    signal(sent_sig, SIG_DFL);
     cal_writer *w = cal_writer_open(target);
     cal_write_text(w, "a", 1, "one", 3);
     cal_writer_flush(w);

@@ -18,35 +18,28 @@ jj_val jj_complex_new(jj_rt *rt, double re, double im) {
 }
 
 /* A float in repr's shortest form, without repr's ".0" (complex repr). */
-static void part(jj_rt *rt, jj_buf *b, double f, int sign) {
+static void part(jj_rt *rt, jj_buf *b, double f, int sign, jj_float_fmt float_repr) {
     if (sign && !(f < 0) && !(isnan(f) && signbit(f))) jj_buf_addc(rt, b, '+');
     if (isnan(f)) {
         jj_buf_adds(rt, b, "nan");
         return;
     }
     jj_buf t = {0};
-    jj_float_repr(rt, &t, f);
+    float_repr(rt, &t, f);
     if (t.n >= 2 && t.p[t.n - 2] == '.' && t.p[t.n - 1] == '0') t.n -= 2;
     jj_buf_add(rt, b, t.p, t.n);
 }
 
-void jj_complex_repr(jj_rt *rt, jj_buf *b, const jj_complex *c) {
+void jj_complex_repr(jj_rt *rt, jj_buf *b, const jj_complex *c, jj_float_fmt float_repr) {
     if (c->re == 0 && !signbit(c->re)) { /* +0 real part: the imaginary part alone */
-        part(rt, b, c->im, 0);
+        part(rt, b, c->im, 0, float_repr);
         jj_buf_addc(rt, b, 'j');
         return;
     }
     jj_buf_addc(rt, b, '(');
-    part(rt, b, c->re, 0);
-    part(rt, b, c->im, 1);
+    part(rt, b, c->re, 0, float_repr);
+    part(rt, b, c->im, 1, float_repr);
     jj_buf_adds(rt, b, "j)");
-}
-
-static jj_complex as_complex(jj_rt *rt, jj_val v) {
-    jj_complex c = {0, 0};
-    if (v.t == JJ_COMPLEX) return *v.u.c;
-    c.re = jj_num(rt, v);
-    return c;
 }
 
 static jj_complex prod(jj_complex a, jj_complex b) {
@@ -117,8 +110,8 @@ jj_val jj_complex_pow_real(jj_rt *rt, double x, double y) {
     return jj_complex_new(rt, r.re, r.im);
 }
 
-jj_val jj_complex_binop(jj_rt *rt, int op, jj_val a, jj_val b) {
-    jj_complex x = as_complex(rt, a), y = as_complex(rt, b), r = {0, 0};
+jj_val jj_complex_binop(jj_rt *rt, int op, jj_complex x, jj_complex y, const char *an, const char *bn) {
+    jj_complex r = {0, 0};
     int zero = 0;
     switch (op) {
     case OP_ADD: r.re = x.re + y.re, r.im = x.im + y.im; break;
@@ -131,7 +124,7 @@ jj_val jj_complex_binop(jj_rt *rt, int op, jj_val a, jj_val b) {
     case OP_POW: r = power(rt, x, y); break;
     default:
         jj_fail(rt, "TypeError: unsupported operand type(s) for %s: '%s' and '%s'", op == OP_MOD ? "%" : "//",
-                jj_type_name(a), jj_type_name(b));
+                an, bn);
     }
     return jj_complex_new(rt, r.re, r.im);
 }

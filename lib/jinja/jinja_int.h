@@ -526,9 +526,13 @@ jj_val jj_binop(jj_rt *rt, int op, jj_val a, jj_val b);
 /* Complex numbers: Python's arithmetic (+ - * / **, unary -) where one
  * operand is complex and the other a number; repr ("(1+2j)"). */
 jj_val jj_complex_new(jj_rt *rt, double re, double im);
-jj_val jj_complex_binop(jj_rt *rt, int op, jj_val a, jj_val b);
+/* (the operands as complex numbers, with their type names for errors;
+ * float_repr writes a part: jinja_value's, passed in so that the two
+ * modules do not depend on each other) */
+jj_val jj_complex_binop(jj_rt *rt, int op, jj_complex x, jj_complex y, const char *an, const char *bn);
 jj_val jj_complex_pow_real(jj_rt *rt, double x, double y);
-void jj_complex_repr(jj_rt *rt, jj_buf *b, const jj_complex *c);
+typedef void (*jj_float_fmt)(jj_rt *rt, jj_buf *b, double f);
+void jj_complex_repr(jj_rt *rt, jj_buf *b, const jj_complex *c, jj_float_fmt float_repr);
 /* a in b */
 int jj_contains(jj_rt *rt, jj_val b, jj_val a);
 

@@ -471,7 +471,7 @@ void jj_str_of(jj_rt *rt, jj_buf *b, jj_val v) {
     case JJ_BOOL: jj_buf_adds(rt, b, v.u.i ? "True" : "False"); return;
     case JJ_INT: case JJ_BIG: jj_int_str(rt, b, v); return;
     case JJ_FLOAT: jj_float_repr(rt, b, v.u.f); return;
-    case JJ_COMPLEX: jj_complex_repr(rt, b, v.u.c); return;
+    case JJ_COMPLEX: jj_complex_repr(rt, b, v.u.c, jj_float_repr); return;
     case JJ_STR: jj_buf_add(rt, b, v.u.s->s, v.u.s->n); return;
     default: break;
     }
@@ -711,8 +711,11 @@ static jj_val float_pow(jj_rt *rt, double x, double y) {
 jj_val jj_binop(jj_rt *rt, int op, jj_val a, jj_val b) {
     if (a.t == JJ_UNDEF) jj_undef_fail(rt, a);
     if (b.t == JJ_UNDEF) jj_undef_fail(rt, b);
-    if ((a.t == JJ_COMPLEX && (jj_is_num(b) || b.t == JJ_COMPLEX)) || (b.t == JJ_COMPLEX && jj_is_num(a)))
-        return jj_complex_binop(rt, op, a, b);
+    if ((a.t == JJ_COMPLEX && (jj_is_num(b) || b.t == JJ_COMPLEX)) || (b.t == JJ_COMPLEX && jj_is_num(a))) {
+        jj_complex x = a.t == JJ_COMPLEX ? *a.u.c : (jj_complex){jj_num(rt, a), 0};
+        jj_complex y = b.t == JJ_COMPLEX ? *b.u.c : (jj_complex){jj_num(rt, b), 0};
+        return jj_complex_binop(rt, op, x, y, jj_type_name(a), jj_type_name(b));
+    }
     if (jj_is_num(a) && jj_is_num(b)) {
         if (a.t != JJ_FLOAT && b.t != JJ_FLOAT) {
             /* int op int: exact, beyond 64 bits when it must */

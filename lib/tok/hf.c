@@ -15,6 +15,7 @@
 #include "base/utf8.h"
 #include "tok/hf_int.h"
 #include "tok/unicode.h"
+#include "tok/unigram.h"
 
 typedef struct { size_t off, len; } rng;
 
@@ -28,6 +29,7 @@ typedef struct {
     size_t errlen;
     size_t gap_off;  /* offset of the current gap in the input (Metaspace "first") */
     rng *r[2]; size_t rcap[2];
+    ug_scratch ug;   /* a Unigram model's search (tok/unigram.h) */
 } enc;
 
 static void rpush(enc *e, int w, size_t *n, size_t off, size_t len)
@@ -52,7 +54,22 @@ static int split_one(enc *e, const th_pretok *pt, const char *s, size_t a, size_
     const char *sub = s + a;
 #define PUSHP(S, E, M) do { if (np == *pcap) { *pcap = *pcap ? *pcap * 2 : 64; *pv = cal_xrealloc(*pv, *pcap * sizeof **pv); } \
                             (*pv)[np++] = (piece){ (S), (E), (M) }; } while (0)
-    if (pt->kind == TH_PT_DIGITS) {
+    if (pt->kind == TH_PT_BERT) {
+        /* BertPreTokenizer: whitespace (char::is_whitespace) removed, then
+         * punctuation (ASCII, or P* in unicode_categories' 8.0) isolated */
+        for (size_t i = 0; i < n;) {
+            int32_t c;
+            size_t k = cal_utf8_next(sub, n, i, &c);
+            int ws = ws_char(c), punct = (c < 0x80 && c > 0x20 && c != 0x7F && !((c | 0x20) >= 'a' && (c | 0x20) <= 'z') &&
+                                          !(c >= '0' && c <= '9')) || (tu_props(c) & TU_PUNCT8);
+            if (ws || punct) {
+                if (prev != i) PUSHP(prev, i, 0);
+                if (punct) PUSHP(i, i + k, 1);
+                prev = i + k;
+            }
+            i += k;
+        }
+    } else if (pt->kind == TH_PT_DIGITS) {
         for (size_t i = 0; i < n;) {
             int32_t c;
             size_t k = cal_utf8_next(sub, n, i, &c);
@@ -79,7 +96,7 @@ static int split_one(enc *e, const th_pretok *pt, const char *s, size_t a, size_
     if (prev < n) PUSHP(prev, n, 0);
 #undef PUSHP
     int beh = pt->kind == TH_PT_DIGITS ? (pt->individual ? TH_SPLIT_ISOLATED : TH_SPLIT_CONTIG)
-            : pt->kind == TH_PT_BYTELEVEL ? TH_SPLIT_ISOLATED : pt->behavior;
+            : pt->kind == TH_PT_BYTELEVEL || pt->kind == TH_PT_BERT ? TH_SPLIT_ISOLATED : pt->behavior;
     piece *p = *pv;
     if (pt->kind == TH_PT_SPLIT && pt->invert)
         for (size_t i = 0; i < np; i++) p[i].m = !p[i].m;
@@ -149,7 +166,7 @@ static int fused_scanner(const tok_hf *t, int *keep_gaps)
 static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
 {
     const tok_hf *t = e->t;
-    int keep_gaps, scanner = fused_scanner(t, &keep_gaps);
+    int keep_gaps, scanner = t->ug || t->wordpiece ? TH_RE_PCRE : fused_scanner(t, &keep_gaps);
     if (scanner != TH_RE_PCRE) {
         th_bpe_scan(t, e->sc, scanner, keep_gaps, s, len, e->out);
         return 0;
@@ -218,7 +235,9 @@ static int pretok_model(enc *e, const char *s, size_t len, int first_piece)
     bf->pcap = pcap;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
-        rc = th_bpe(t, e->sc, s + e->r[0][i].off, e->r[0][i].len, e->out, e->err, e->errlen);
+        rc = t->ug ? ug_encode(t->ug, s + e->r[0][i].off, e->r[0][i].len, &e->ug, e->out, e->err, e->errlen)
+           : t->wordpiece ? th_wordpiece(t, s + e->r[0][i].off, e->r[0][i].len, e->out, e->err, e->errlen)
+                          : th_bpe(t, e->sc, s + e->r[0][i].off, e->r[0][i].len, e->out, e->err, e->errlen);
     cal_buf_free(&own);
     return rc;
 }
@@ -337,6 +356,7 @@ int tok_hf_encode(const tok_hf *t, const char *text, size_t len, unsigned flags,
     bf->r[0] = e.r[0]; bf->r[1] = e.r[1];
     bf->rcap[0] = e.rcap[0]; bf->rcap[1] = e.rcap[1];
     free(fixed);
+    ug_scratch_free(&e.ug);
     *caller_out = local;
     return rc;
 }

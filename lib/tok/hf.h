@@ -30,7 +30,7 @@ typedef struct tok_hf tok_hf;
 
 /* Parses json[0..len) (path is used in messages only). NULL on failure with
  * a one-line reason in err, e.g. "JSON path model.merges[12]: unknown token 'xy'"
- * or "JSON path normalizer.type: unsupported normalizer 'BertNormalizer'". */
+ * or "JSON path normalizer.type: unsupported normalizer 'Nmt'". */
 tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, size_t errlen);
 void tok_hf_free(tok_hf *t);
 /* tok_hf_load for a BPE model made from a SentencePiece .model (spm_bpe.h):

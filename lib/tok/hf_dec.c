@@ -39,6 +39,26 @@ static void lossy(cal_buf *o, const char *p, size_t n)
     else cal_buf_add(o, p, n);
 }
 
+/* The WordPiece decoder's cleanup: each replacement over the whole token in turn. */
+static void wp_cleanup(cal_buf *b)
+{
+    static const char *const from[] = {" .", " ?", " !", " ,", " ' ", " n't", " 'm", " do not", " 's", " 've", " 're"};
+    static const char *const to[] = {".", "?", "!", ",", "'", "n't", "'m", " don't", "'s", "'ve", "'re"};
+    cal_buf o = { 0 };
+    for (size_t r = 0; r < sizeof from / sizeof *from; r++) {
+        size_t fl = strlen(from[r]);
+        if (b->n < fl) continue;
+        o.n = 0;
+        for (size_t i = 0; i < b->n;) {
+            if (b->n - i >= fl && !memcmp(b->p + i, from[r], fl)) cal_buf_add(&o, to[r], strlen(to[r])), i += fl;
+            else cal_buf_addc(&o, b->p[i++]);
+        }
+        b->n = 0;
+        cal_buf_add(b, o.p, o.n);
+    }
+    cal_buf_free(&o);
+}
+
 void tok_hf_decode(const tok_hf *t, const uint32_t *ids, size_t n, cal_buf *out)
 {
     str *v = cal_xcalloc(n ? n : 1, sizeof *v);
@@ -121,6 +141,21 @@ void tok_hf_decode(const tok_hf *t, const uint32_t *ids, size_t n, cal_buf *out)
                 for (int k = 0; k < dc->start && e - a >= dc->content_len && !memcmp(v[i].p + a, dc->content, dc->content_len); k++) a += dc->content_len;
                 for (int k = 0; k < dc->stop && e - a >= dc->content_len && !memcmp(v[i].p + e - dc->content_len, dc->content, dc->content_len); k++) e -= dc->content_len;
                 set(&v[i], v[i].p + a, e - a);
+            }
+            break;
+        case TH_D_WORDPIECE:
+            /* a token after the first: the prefix dropped, else a space
+             * before it; then (cleanup) the reference's replacements */
+            for (size_t i = 0; i < m; i++) {
+                b.n = 0;
+                if (i && v[i].n >= dc->pat_len && !memcmp(v[i].p, dc->pat, dc->pat_len))
+                    cal_buf_add(&b, v[i].p + dc->pat_len, v[i].n - dc->pat_len);
+                else {
+                    if (i) cal_buf_addc(&b, ' ');
+                    cal_buf_add(&b, v[i].p, v[i].n);
+                }
+                if (dc->start) wp_cleanup(&b);
+                set(&v[i], b.p ? b.p : "", b.n);
             }
             break;
         case TH_D_METASPACE:

@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "tok/hf_int.h"
+#include "tok/unigram.h"
 
 enum {
     SEC_NUM = 1, SEC_SMALL, SEC_BYTEID, SEC_CPID, SEC_SEGBAD, SEC_VSLOT, SEC_VENT, SEC_VPOOL, SEC_MERGES,
@@ -24,11 +25,13 @@ enum {
 enum {
     N_BYTE_LEVEL, N_IGNORE_MERGES, N_BYTE_FALLBACK, N_FUSE_UNK, N_UNK, N_SEG_OK, N_NIDS, N_MODEL_N, N_HAS_RAW,
     N_HAS_NORM, N_BOS, N_EOS, N_PAD, N_BOS_POST, N_EOS_POST, N_MAX_ADDED, N_MERGES_SHIFT, N_TRAW_SHIFT,
-    N_TRAW_N, N_TNORM_SHIFT, N_TNORM_N, N_MERGES_N, N_SPM_TIES, N_COUNT
+    N_TRAW_N, N_TNORM_SHIFT, N_TNORM_N, N_MERGES_N, N_SPM_TIES, N_UG, N_WP, N_WP_MAX, N_WP_PLEN, N_WP_PREFIX,
+    N_COUNT = N_WP_PREFIX + 8 /* the prefix's 64 bytes */
 };
+enum { SEC_UG = 120 }; /* a Unigram model's sections: SEC_UG .. SEC_UG + 3 (tok/unigram.h) */
 
 /* scalars kept between th_image_parts and the write */
-static _Thread_local uint64_t num[N_COUNT];
+static _Thread_local uint64_t num[N_COUNT], ug_num[UG_IMAGE_NUMS];
 
 static void add_trie(tok_image_parts *w, const th_trie *tr, uint32_t node, uint32_t edge, uint32_t first)
 {
@@ -49,8 +52,10 @@ void th_image_parts(const tok_hf *t, tok_image_parts *w)
         [N_MAX_ADDED] = t->max_added, [N_MERGES_SHIFT] = t->merges.shift, [N_TRAW_SHIFT] = t->trie_raw.edges.shift,
         [N_TRAW_N] = t->trie_raw.nn, [N_TNORM_SHIFT] = t->trie_norm.edges.shift, [N_TNORM_N] = t->trie_norm.nn,
         [N_MERGES_N] = t->merges.slot && th_bpe_uses_merges(t) ? t->merges.n : 0, [N_SPM_TIES] = (uint64_t)t->spm_ties,
+        [N_UG] = t->ug != NULL, [N_WP] = (uint64_t)t->wordpiece, [N_WP_MAX] = t->wp_max, [N_WP_PLEN] = t->wp_prefix_len,
     };
     memcpy(num, v, sizeof num);
+    memcpy(num + N_WP_PREFIX, t->wp_prefix, sizeof t->wp_prefix);
     tok_image_add(w, SEC_NUM, 8, num, N_COUNT);
     tok_image_add(w, SEC_SMALL, 1, t->small.p, t->small.n);
     tok_image_add(w, SEC_BYTEID, 4, t->byte_id, 256);
@@ -59,7 +64,8 @@ void th_image_parts(const tok_hf *t, tok_image_parts *w)
     tok_image_add(w, SEC_VSLOT, 8, t->vocab.slot, t->vocab.mask + 1u);
     tok_image_add(w, SEC_VENT, sizeof *t->vocab.ent, t->vocab.ent, t->vocab.n);
     tok_image_add(w, SEC_VPOOL, 1, t->vocab.pool, t->vocab.pool_n);
-    th_bpe_image_parts(t, w);
+    if (t->ug) ug_image_parts(t->ug, w, SEC_UG, ug_num);
+    else if (!t->wordpiece) th_bpe_image_parts(t, w);
     /* the merge map only when the compact pair table could not hold them */
     int merges = t->merges.slot && th_bpe_uses_merges(t);
     tok_image_add(w, SEC_MERGES, sizeof *t->merges.slot, t->merges.slot, merges ? t->merges.mask + 1 : 0);
@@ -134,7 +140,8 @@ int th_image_restore(tok_hf *t, tok_image *im, char *err, size_t errlen)
 #define NEED(cond, what) do { if (!(cond)) { snprintf(err, errlen, "its tokenizer.json %s do not fit", what); return -1; } } while (0)
     NEED(v && n_num == N_COUNT && small && byte && n_byte == 256 && cp && seg && n_seg <= UINT32_MAX, "scalars");
     NEED(!n_cp || n_cp == 0x10000, "code point ids");
-    NEED(v[N_BYTE_LEVEL] || n_cp, "code point ids");
+    NEED(v[N_BYTE_LEVEL] || n_cp || v[N_UG] || v[N_WP], "code point ids");
+    NEED(v[N_WP_PLEN] < 64, "WordPiece settings");
     NEED(vslot && n_vslot && !(n_vslot & (n_vslot - 1)) && n_vslot <= (uint64_t)UINT32_MAX + 1 && vent &&
          n_vent <= UINT32_MAX && vpool, "vocabulary sections");
     NEED(merges && shape_ok(n_merges, v[N_MERGES_SHIFT]) && v[N_MERGES_N] <= n_merges, "merge sections");
@@ -159,6 +166,10 @@ int th_image_restore(tok_hf *t, tok_image *im, char *err, size_t errlen)
     t->eos_from = v[N_EOS_POST] ? "post_processor" : "token name";
     t->max_added = (uint32_t)v[N_MAX_ADDED];
     t->spm_ties = v[N_SPM_TIES] != 0;
+    t->wordpiece = v[N_WP] != 0;
+    t->wp_max = (uint32_t)v[N_WP_MAX];
+    t->wp_prefix_len = (size_t)v[N_WP_PLEN];
+    memcpy(t->wp_prefix, v + N_WP_PREFIX, sizeof t->wp_prefix);
     memcpy(t->byte_id, byte, sizeof t->byte_id);
     t->cp_id = n_cp ? (uint32_t *)(uintptr_t)cp : NULL;
     t->seg_bad = (int32_t *)(uintptr_t)seg;
@@ -182,9 +193,19 @@ int th_image_restore(tok_hf *t, tok_image *im, char *err, size_t errlen)
     t->added_pool = (cal_buf){ (char *)(uintptr_t)apool, (size_t)n_apool, 0 };
     if (get_trie(im, &t->trie_raw, SEC_TRAW_NODE, SEC_TRAW_EDGE, SEC_TRAW_FIRST, v[N_TRAW_N], v[N_TRAW_SHIFT], 0) ||
         get_trie(im, &t->trie_norm, SEC_TNORM_NODE, SEC_TNORM_EDGE, SEC_TNORM_FIRST, v[N_TNORM_N], v[N_TNORM_SHIFT], 0) ||
-        th_bpe_image_restore(t, im)) {
+        (!v[N_UG] && !v[N_WP] && th_bpe_image_restore(t, im))) {
         snprintf(err, errlen, "its tokenizer.json tables do not fit together");
         return -1;
+    }
+    if (v[N_UG]) { /* a Unigram model: its tables, every index bounded */
+        t->ug = cal_xmalloc(sizeof *t->ug);
+        if (ug_image_restore(t->ug, im, SEC_UG, err, errlen) || t->ug->mode != UG_HF || t->ug->n != t->model_n) {
+            if (!err[0] || t->ug->mode != UG_HF || t->ug->n != t->model_n)
+                snprintf(err, errlen, "its unigram sections do not fit together");
+            free(t->ug);
+            t->ug = NULL;
+            return -1;
+        }
     }
     /* the templates are small and replaced by set_template: copies */
     t->ntmpl_pre = (size_t)n_tpre;

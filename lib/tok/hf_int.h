@@ -88,7 +88,7 @@ int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms
 size_t th_scan_many(int scanner, const char *s, size_t len, size_t *from, size_t *ms, size_t *me, size_t max);
 
 enum { TH_SPLIT_REMOVED, TH_SPLIT_ISOLATED, TH_SPLIT_PREV, TH_SPLIT_NEXT, TH_SPLIT_CONTIG };
-enum { TH_PT_SPLIT, TH_PT_BYTELEVEL, TH_PT_METASPACE, TH_PT_DIGITS };
+enum { TH_PT_SPLIT, TH_PT_BYTELEVEL, TH_PT_METASPACE, TH_PT_DIGITS, TH_PT_BERT };
 typedef struct {
     int kind;
     th_pattern pat;        /* SPLIT, BYTELEVEL with use_regex */
@@ -99,13 +99,18 @@ typedef struct {
     int individual;        /* DIGITS */
 } th_pretok;
 
-enum { TH_N_NFC, TH_N_NFKC, TH_N_NFD, TH_N_NFKD, TH_N_REPLACE, TH_N_PREPEND, TH_N_LOWER, TH_N_STRIP };
+enum { TH_N_NFC, TH_N_NFKC, TH_N_NFD, TH_N_NFKD, TH_N_REPLACE, TH_N_PREPEND, TH_N_LOWER, TH_N_STRIP,
+       TH_N_PRECOMPILED, TH_N_STRIPACC, TH_N_BERT };
+struct charsmap;
+struct ug_model;
 typedef struct {
     int kind;
     th_pattern pat;   /* REPLACE */
-    char *str;        /* REPLACE content, PREPEND prepend */
+    struct charsmap *cm; /* PRECOMPILED: the map (tok/charsmap.h) over str, NULL when empty */
+    char *str;        /* REPLACE content, PREPEND prepend, PRECOMPILED the map's bytes */
     size_t str_len;
     int left, right;  /* STRIP */
+    uint8_t clean, chinese, strip_acc, lower; /* BERT (strip_acc resolved: null is lower) */
 } th_norm;
 
 /* Byte trie of added tokens, matched leftmost-longest. */
@@ -123,12 +128,12 @@ typedef struct {
     uint8_t special, lstrip, rstrip, normalized, single_word, pad[3];
 } th_added;
 
-enum { TH_D_BYTELEVEL, TH_D_REPLACE, TH_D_BYTEFALLBACK, TH_D_FUSE, TH_D_STRIP, TH_D_METASPACE };
+enum { TH_D_BYTELEVEL, TH_D_REPLACE, TH_D_BYTEFALLBACK, TH_D_FUSE, TH_D_STRIP, TH_D_METASPACE, TH_D_WORDPIECE };
 typedef struct {
     int kind;
     char *pat, *content;
     size_t pat_len, content_len;
-    int start, stop;          /* STRIP */
+    int start, stop;          /* STRIP; WORDPIECE: start = cleanup, pat = the prefix */
     char repl[8]; size_t repl_len; int prepend; /* METASPACE */
 } th_dec;
 
@@ -145,6 +150,11 @@ struct tok_hf {
                                * and decoder as JSON, for the image */
     const uint8_t *nq_bits;   /* th_norm_quick's table from an image, else NULL */
     th_fast *fast;            /* the merge tables the encoder reads (tok_hf_bpe.c) */
+    struct ug_model *ug;      /* a "Unigram" model (tok/unigram.h, UG_HF), instead of BPE */
+    /* a "WordPiece" model (greedy longest match over vocab, hf_wordpiece.c) */
+    int wordpiece;
+    char wp_prefix[64]; size_t wp_prefix_len;
+    uint32_t wp_max;          /* max_input_chars_per_word */
     /* model */
     th_strmap vocab;          /* model-space keys: raw bytes when byte_level */
     th_mergemap merges;
@@ -221,6 +231,10 @@ int th_load_components(tok_hf *t, const char *small, size_t len, char *err, size
 /* hf_nfc.c: th_norm_quick's table of characters it must normalize (built
  * once per process), NCP / 8 bytes, for the image. */
 const uint8_t *th_norm_quick_bits(const tok_hf *t, size_t *len);
+
+/* hf_wordpiece.c: appends the ids of one pre-token by a WordPiece model.
+ * 0, or -1 (err: an unknown word and no unk_token). */
+int th_wordpiece(const tok_hf *t, const char *s, size_t len, cal_ids *out, char *err, size_t errlen);
 
 /* tok_hf_bpe.c, for tests: the pre-token cache's bucket of the word s
  * (SIZE_MAX when too long to be cached), and 1 when the cache holds it */

@@ -9,7 +9,9 @@
 
 #include "base/err.h"
 #include "base/utf8.h"
+#include "tok/charsmap.h"
 #include "tok/hf_int.h"
+#include "tok/unigram.h"
 #include "tok/hf_json.h"
 
 typedef struct {
@@ -171,6 +173,33 @@ static int unsupported(ld *l, const char *path, const char *what, const tj *ty)
     return bad(l, p, "unsupported %s '%.*s'", what, (int)ty->n, ty->u.s);
 }
 
+/* Standard base64 (RFC 4648, with padding; serde's Precompiled field) of
+ * s[0..n) into a malloc'd *out: 0, or -1 when s is not that. */
+static int base64_decode(const char *s, size_t n, char **out, size_t *outlen)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    int8_t val[256];
+    memset(val, -1, sizeof val);
+    for (int i = 0; i < 64; i++) val[(unsigned char)abc[i]] = (int8_t)i;
+    unsigned char *o = cal_xmalloc(n / 4 * 3 + 3);
+    size_t k = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t pad = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = val[(unsigned char)s[i]];
+        if (s[i] == '=' && i + 2 >= n && n % 4 == 0) { pad++; continue; }
+        if (v < 0 || pad) { free(o); return -1; }
+        acc = acc << 6 | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) { bits -= 8; o[k++] = (unsigned char)(acc >> bits); }
+    }
+    if (n % 4) { free(o); return -1; }
+    *out = (char *)o;
+    *outlen = k;
+    return 0;
+}
+
 /* ---- normalizers ---- */
 static int add_norm(ld *l, const tj *n, const char *path)
 {
@@ -195,6 +224,32 @@ static int add_norm(ld *l, const tj *n, const char *path)
         const tj *s = get_str(l, n, "prepend", path, 1);
         if (!s) return -1;
         nm.str = dupn(s->u.s, s->n); nm.str_len = s->n;
+    } else if (tj_streq(ty, "StripAccents")) {
+        nm.kind = TH_N_STRIPACC;
+    } else if (tj_streq(ty, "BertNormalizer")) {
+        nm.kind = TH_N_BERT;
+        nm.clean = (uint8_t)get_bool(l, n, "clean_text", 1, path);
+        nm.chinese = (uint8_t)get_bool(l, n, "handle_chinese_chars", 1, path);
+        nm.lower = (uint8_t)get_bool(l, n, "lowercase", 1, path);
+        const tj *sa = tj_get(n, "strip_accents"); /* null: as lowercase */
+        nm.strip_acc = sa && sa->type != TJ_NULL ? (uint8_t)get_bool(l, n, "strip_accents", 0, path) : nm.lower;
+    } else if (tj_streq(ty, "Precompiled")) {
+        nm.kind = TH_N_PRECOMPILED;
+        const tj *s = get_str(l, n, "precompiled_charsmap", path, 1);
+        if (!s) return -1;
+        char why[200];
+        if (base64_decode(s->u.s, s->n, &nm.str, &nm.str_len)) {
+            snprintf(p, sizeof p, "%s.precompiled_charsmap", path);
+            return bad(l, p, "not base64");
+        }
+        if (nm.str_len) {
+            nm.cm = cal_xmalloc(sizeof *nm.cm);
+            if (charsmap_init(nm.cm, nm.str, nm.str_len, why, sizeof why)) {
+                free(nm.cm), free(nm.str);
+                snprintf(p, sizeof p, "%s.precompiled_charsmap", path);
+                return bad(l, p, "%s", why);
+            }
+        }
     } else if (tj_streq(ty, "Replace")) {
         nm.kind = TH_N_REPLACE;
         const tj *c = get_str(l, n, "content", path, 1);
@@ -268,6 +323,8 @@ static int add_pre(ld *l, const tj *n, const char *path)
             else { snprintf(p, sizeof p, "%s.prepend_scheme", path); return bad(l, p, "unknown prepend_scheme"); }
         } else pt.prepend = get_bool(l, n, "add_prefix_space", 1, path) ? 2 : 0;
         pt.split = get_bool(l, n, "split", 1, path);
+    } else if (tj_streq(ty, "BertPreTokenizer")) {
+        pt.kind = TH_PT_BERT;
     } else if (tj_streq(ty, "Digits")) {
         pt.kind = TH_PT_DIGITS;
         pt.individual = get_bool(l, n, "individual_digits", 0, path);
@@ -312,6 +369,12 @@ static int add_dec(ld *l, const tj *n, const char *path)
         if (!c) return -1;
         d.pat = dupn(s->u.s, s->n); d.pat_len = s->n;
         d.content = dupn(c->u.s, c->n); d.content_len = c->n;
+    } else if (tj_streq(ty, "WordPiece")) {
+        d.kind = TH_D_WORDPIECE;
+        const tj *pf = tj_get(n, "prefix");
+        if (pf && pf->type == TJ_STR) d.pat = dupn(pf->u.s, pf->n), d.pat_len = pf->n;
+        else d.pat = dupn("##", 2), d.pat_len = 2;
+        d.start = get_bool(l, n, "cleanup", 1, path);
     } else if (tj_streq(ty, "Metaspace")) {
         d.kind = TH_D_METASPACE;
         const tj *r = get_str(l, n, "replacement", path, 1);
@@ -337,6 +400,16 @@ static int add_post(ld *l, const tj *n, const char *path)
     tok_hf *t = l->t;
     char p[256];
     if (tj_streq(ty, "ByteLevel")) return 0; /* offsets only; ids unchanged */
+    if (tj_streq(ty, "BertProcessing")) { /* [cls] $A [sep]: "cls": [token, id], "sep": [token, id] */
+        const tj *cls = tj_get(n, "cls"), *sep = tj_get(n, "sep");
+        if (!cls || cls->type != TJ_ARR || cls->n != 2 || cls->u.kids[1].type != TJ_NUM || !sep || sep->type != TJ_ARR ||
+            sep->n != 2 || sep->u.kids[1].type != TJ_NUM || cls->u.kids[1].u.num < 0 || sep->u.kids[1].u.num < 0 ||
+            cls->u.kids[1].u.num >= 4294967295.0 || sep->u.kids[1].u.num >= 4294967295.0)
+            return bad(l, path, "cls and sep must be [token, id]");
+        uint32_t c = (uint32_t)cls->u.kids[1].u.num, s = (uint32_t)sep->u.kids[1].u.num;
+        tok_hf_set_template(t, &c, 1, &s, 1);
+        return 0;
+    }
     if (!tj_streq(ty, "TemplateProcessing")) {
         return unsupported(l, path, "post-processor", ty);
     }
@@ -451,14 +524,115 @@ static int load_added(ld *l, const tj *a)
 }
 
 /* ---- model ---- */
+
+/* A "Unigram" model (tokenizers' models/unigram): vocab [[piece, score],
+ * ...] whose index is the id, unk_id, byte_fallback; matched and scored by
+ * tok/unigram.h in the Rust tokenizers' arithmetic. */
+static int load_unigram(ld *l, const tj *m)
+{
+    tok_hf *t = l->t;
+    const tj *v = tj_get(m, "vocab"), *unk = tj_get(m, "unk_id");
+    if (!v || v->type != TJ_ARR) return bad(l, "model.vocab", "expected an array of [piece, score]");
+    if (v->n >= TH_NONE) return bad(l, "model.vocab", "too many pieces");
+    uint32_t n = (uint32_t)v->n, unk_id = TH_NONE;
+    if (unk && unk->type != TJ_NULL) {
+        if (unk->type != TJ_NUM || unk->u.num < 0 || unk->u.num >= n || unk->u.num != (double)(uint32_t)unk->u.num)
+            return bad(l, "model.unk_id", "not the index of a piece");
+        unk_id = (uint32_t)unk->u.num;
+    }
+    t->byte_fallback = get_bool(l, m, "byte_fallback", 0, "model");
+    l->orig = &t->vocab;
+    th_strmap_init(&t->vocab, n);
+    const char **text = cal_xmalloc((n ? n : 1) * sizeof *text);
+    uint32_t *len = cal_xmalloc((n ? n : 1) * sizeof *len);
+    double *score = cal_xmalloc((n ? n : 1) * sizeof *score), min = 1.0 / 0.0;
+    uint8_t *kind = cal_xcalloc(n ? n : 1, 1); /* every entry matched (UG_K_NORMAL) */
+    for (uint32_t i = 0; i < n; i++) {
+        const tj *e = &v->u.kids[i];
+        if (e->type != TJ_ARR || e->n != 2 || e->u.kids[0].type != TJ_STR || e->u.kids[1].type != TJ_NUM) {
+            char p[64];
+            snprintf(p, sizeof p, "model.vocab[%u]", i);
+            free(text), free(len), free(score), free(kind);
+            return bad(l, p, "expected [piece, score]");
+        }
+        text[i] = e->u.kids[0].u.s;
+        len[i] = (uint32_t)e->u.kids[0].n;
+        score[i] = e->u.kids[1].u.num;
+        if (score[i] < min) min = score[i];
+        th_strmap_put(&t->vocab, text[i], len[i], i); /* a repeated piece: its last id */
+    }
+    uint32_t byte_id[256];
+    for (int b = 0; b < 256; b++) {
+        char f[8];
+        snprintf(f, sizeof f, "<0x%02X>", b);
+        byte_id[b] = th_strmap_get(&t->vocab, f, 6);
+        t->byte_id[b] = byte_id[b];
+    }
+    t->ug = cal_xmalloc(sizeof *t->ug);
+    ug_build(t->ug, UG_HF, n, text, len, score, kind, unk_id, t->byte_fallback, byte_id, min - 10.0, 0.0f);
+    free(text), free(len), free(score), free(kind);
+    t->nids = n;
+    t->unk_id = unk_id;
+    return 0;
+}
+
+/* The vocabulary object {token: id} v into map (the last of a repeated
+ * token wins); *maxid is one past the largest id. 0, or -1 (bad). */
+static int vocab_object(ld *l, const tj *v, th_strmap *map, uint32_t *maxid)
+{
+    char qb[80];
+    th_strmap_init(map, v->n);
+    *maxid = 0;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const tj *k = &v->u.kids[2 * i], *id = &v->u.kids[2 * i + 1];
+        if (id->type != TJ_NUM || id->u.num < 0 || id->u.num >= 4294967295.0 || id->u.num != (double)(uint32_t)id->u.num) {
+            char p[200];
+            snprintf(p, sizeof p, "model.vocab[%s]", q(k->u.s, k->n, qb, sizeof qb));
+            return bad(l, p, "id is not an unsigned integer");
+        }
+        uint32_t x = (uint32_t)id->u.num;
+        th_strmap_put(map, k->u.s, k->n, x);
+        if (x + 1 > *maxid) *maxid = x + 1;
+    }
+    return 0;
+}
+
+/* A "WordPiece" model: vocab {token: id}, unk_token, continuing_subword_prefix,
+ * max_input_chars_per_word (hf_wordpiece.c encodes). */
+static int load_wordpiece(ld *l, const tj *m)
+{
+    tok_hf *t = l->t;
+    const tj *v = tj_get(m, "vocab"), *unk = tj_get(m, "unk_token"), *pf = tj_get(m, "continuing_subword_prefix"),
+             *mx = tj_get(m, "max_input_chars_per_word");
+    if (!v || v->type != TJ_OBJ) return bad(l, "model.vocab", "expected an object");
+    l->orig = &t->vocab;
+    uint32_t maxid;
+    if (vocab_object(l, v, &t->vocab, &maxid)) return -1;
+    t->nids = maxid;
+    t->unk_id = TH_NONE;
+    if (unk && unk->type == TJ_STR) t->unk_id = th_strmap_get(&t->vocab, unk->u.s, unk->n); /* absent: an error when needed */
+    const char *prefix = pf && pf->type == TJ_STR ? pf->u.s : "##";
+    size_t plen = pf && pf->type == TJ_STR ? pf->n : 2;
+    if (plen >= sizeof t->wp_prefix) return bad(l, "model.continuing_subword_prefix", "longer than %zu bytes", sizeof t->wp_prefix - 1);
+    memcpy(t->wp_prefix, prefix, plen);
+    t->wp_prefix_len = plen;
+    t->wp_max = 100;
+    if (mx && mx->type == TJ_NUM) t->wp_max = mx->u.num < 0 ? 0 : mx->u.num > 4294967295.0 ? UINT32_MAX : (uint32_t)mx->u.num;
+    t->wordpiece = 1;
+    return 0;
+}
+
 static int load_model(ld *l, const tj *m)
 {
     tok_hf *t = l->t;
     char kb[80], qb[80];
     if (!m || m->type != TJ_OBJ) return bad(l, "model", "missing or not an object");
     const tj *ty = tj_get(m, "type");
+    if (ty && ty->type == TJ_STR && tj_streq(ty, "Unigram") && !l->spm_ranks) return load_unigram(l, m);
+    if (ty && ty->type == TJ_STR && tj_streq(ty, "WordPiece") && !l->spm_ranks) return load_wordpiece(l, m);
     if (ty && !tj_streq(ty, "BPE")) {
-        if (ty->type == TJ_STR) return bad(l, "model.type", "unsupported model '%.*s' (only BPE)", (int)ty->n, ty->u.s);
+        if (ty->type == TJ_STR)
+            return bad(l, "model.type", "unsupported model '%.*s' (only BPE, Unigram and WordPiece)", (int)ty->n, ty->u.s);
         return bad(l, "model.type", "expected a string");
     }
     const tj *dr = tj_get(m, "dropout");
@@ -472,19 +646,8 @@ static int load_model(ld *l, const tj *m)
     const tj *v = tj_get(m, "vocab"), *mg = tj_get(m, "merges");
     if (!v || v->type != TJ_OBJ) return bad(l, "model.vocab", "expected an object");
     l->orig = t->byte_level ? &l->orig_own : &t->vocab;
-    th_strmap_init(l->orig, v->n);
-    uint32_t maxid = 0;
-    for (uint32_t i = 0; i < v->n; i++) {
-        const tj *k = &v->u.kids[2 * i], *id = &v->u.kids[2 * i + 1];
-        if (id->type != TJ_NUM || id->u.num < 0 || id->u.num >= 4294967295.0 || id->u.num != (double)(uint32_t)id->u.num) {
-            char p[200];
-            snprintf(p, sizeof p, "model.vocab[%s]", q(k->u.s, k->n, qb, sizeof qb));
-            return bad(l, p, "id is not an unsigned integer");
-        }
-        uint32_t x = (uint32_t)id->u.num;
-        th_strmap_put(l->orig, k->u.s, k->n, x);
-        if (x + 1 > maxid) maxid = x + 1;
-    }
+    uint32_t maxid;
+    if (vocab_object(l, v, l->orig, &maxid)) return -1;
     /* model-space keys (bytes for byte-level) */
     char *kbuf = cal_xmalloc(1024);
     size_t kcap = 1024;
@@ -604,10 +767,14 @@ static int fill_id_text(ld *l, const tj *v)
     t->id_special = cal_xcalloc(t->nids ? t->nids : 1, 1);
     t->ids_cap = t->nids ? t->nids : 1;
     uint64_t total = t->added_pool.n;
-    for (uint32_t i = 0; i < v->n; i++) total += v->u.kids[2 * i].n;
+    for (uint32_t i = 0; i < v->n; i++) total += t->ug ? v->u.kids[i].u.kids[0].n : v->u.kids[2 * i].n;
     if (total >= UINT32_MAX) return bad(l, "model.vocab", "the token texts exceed 4 GB");
     cal_buf_reserve(&t->id_pool, (size_t)total + 1);
-    for (uint32_t i = 0; i < v->n; i++) {
+    for (uint32_t i = 0; i < v->n && t->ug; i++) { /* Unigram: [[piece, score], ...] */
+        const tj *k = &v->u.kids[i].u.kids[0];
+        set_id_text(t, i, k->u.s, k->n);
+    }
+    for (uint32_t i = 0; i < v->n && !t->ug; i++) {
         const tj *k = &v->u.kids[2 * i];
         set_id_text(t, (uint32_t)v->u.kids[2 * i + 1].u.num, k->u.s, k->n);
     }
@@ -683,7 +850,7 @@ static tok_hf *hf_load(const char *json, size_t len, const char *path, int spm_r
     tj_emit(tj_get(root, "decoder"), &t->small);
     cal_buf_addc(&t->small, '}');
     if (fill_id_text(&l, tj_get(tj_get(root, "model"), "vocab"))) goto fail;
-    th_bpe_prepare(t);
+    if (!t->ug && !t->wordpiece) th_bpe_prepare(t);
     th_norm_quick_prepare(t);
     trie_init(&t->trie_raw);
     trie_init(&t->trie_norm);
@@ -762,10 +929,15 @@ void tok_hf_free(tok_hf *t)
     if (t->textmap.slot) th_strmap_free(&t->textmap);
     if (t->merges.slot) th_mergemap_free(&t->merges);
     th_bpe_release(t);
+    if (t->ug) ug_free(t->ug), free(t->ug);
     free(t->id_off); free(t->id_len); free(t->id_special);
     cal_buf_free(&t->id_pool);
     free(t->cp_id); free(t->seg_bad);
-    for (size_t i = 0; i < t->nnorm; i++) { pattern_free(&t->norm[i].pat); free(t->norm[i].str); }
+    for (size_t i = 0; i < t->nnorm; i++) {
+        pattern_free(&t->norm[i].pat);
+        free(t->norm[i].str);
+        if (t->norm[i].cm) charsmap_free(t->norm[i].cm), free(t->norm[i].cm);
+    }
     free(t->norm);
     for (size_t i = 0; i < t->npre; i++) pattern_free(&t->pre[i].pat);
     free(t->pre);

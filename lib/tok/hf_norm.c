@@ -9,6 +9,8 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/utf8.h"
+#include "tok/charsmap.h"
+#include "tok/grapheme.h"
 #include "tok/hf_int.h"
 #include "tok/unicode.h"
 
@@ -73,6 +75,100 @@ static int normal_form(const char *s, size_t len, int opt, cal_buf *o)
     return 0;
 }
 
+/* The rule of the map that is the shortest prefix of s[0..n) (stopping at
+ * a NUL, as spm_precompiled's search does) appended to o: 1, or 0 when none. */
+static int first_rule(const charsmap *cm, const char *s, size_t n, cal_buf *o)
+{
+    const char *z = memchr(s, 0, n);
+    size_t len[1], ol[1];
+    const char *r[1];
+    if (z) n = (size_t)(z - s);
+    if (!charsmap_starts(cm, (uint8_t)(n ? s[0] : 0)) || !charsmap_prefixes(cm, s, n, len, r, ol, 1)) return 0;
+    cal_buf_add(o, r[0], ol[0]);
+    return 1;
+}
+
+/* Hugging Face's Precompiled (spm_precompiled's transform, per grapheme):
+ * a cluster of fewer than 6 bytes that some rule starts is replaced whole
+ * by the first (shortest) such rule; else each character by its rule, or
+ * kept. */
+static void precompiled(const charsmap *cm, const char *s, size_t len, cal_buf *o)
+{
+    if (!cm) {
+        cal_buf_add(o, s, len);
+        return;
+    }
+    for (size_t i = 0; i < len;) {
+        size_t e = tg_next(s, len, i);
+        if (e - i < 6 && first_rule(cm, s + i, e - i, o)) {
+            i = e;
+            continue;
+        }
+        while (i < e) {
+            int32_t c;
+            size_t k = cal_utf8_next(s, len, i, &c);
+            if (!first_rule(cm, s + i, k, o)) cal_buf_add(o, s + i, k);
+            i += k;
+        }
+    }
+}
+
+/* BertNormalizer (tokenizers' normalizers/bert.rs): clean_text drops NUL,
+ * U+FFFD and "other" characters (Cc, Cf, Co in the unicode_categories
+ * crate's Unicode 8.0, tab, LF and CR aside) and makes every whitespace
+ * (those three and char::is_whitespace) a space; handle_chinese_chars puts
+ * spaces around the CJK ideograph blocks; strip accents is NFD (9.0) without
+ * nonspacing marks (Mn, 8.0); lowercase is char::to_lowercase (17.0). */
+static int cjk(int32_t c)
+{
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+           (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+static int bert(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o, char *err, size_t errlen)
+{
+    cal_buf a = { 0 }, b = { 0 };
+    for (size_t i = 0; i < len;) {
+        int32_t c;
+        size_t k = cal_utf8_next(s, len, i, &c);
+        int tnr = c == '\t' || c == '\n' || c == '\r';
+        if (nm->clean && (c == 0 || c == 0xFFFD || (!tnr && (tu_props(c) & TU_OTHER8)))) { i += k; continue; }
+        if (nm->clean && (tnr || is_ws(c))) cal_buf_addc(&a, ' ');
+        else if (nm->chinese && cjk(c)) cal_buf_addc(&a, ' '), cal_buf_add(&a, s + i, k), cal_buf_addc(&a, ' ');
+        else cal_buf_add(&a, s + i, k);
+        i += k;
+    }
+    if (nm->strip_acc && a.n) {
+        int ascii = 1;
+        for (size_t i = 0; i < a.n && ascii; i++) ascii = (unsigned char)a.p[i] < 0x80;
+        if (!ascii) {
+            if (normal_form(a.p, a.n, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE, &b)) {
+                cal_buf_free(&a), cal_buf_free(&b);
+                snprintf(err, errlen, "%s: normalizer: utf8proc cannot normalize the text", t->path);
+                return -1;
+            }
+            a.n = 0;
+            for (size_t i = 0; i < b.n;) {
+                int32_t c;
+                size_t k = cal_utf8_next(b.p, b.n, i, &c);
+                if (!(tu_props(c) & TU_MN8)) cal_buf_add(&a, b.p + i, k);
+                i += k;
+            }
+        }
+    }
+    for (size_t i = 0; i < a.n;) {
+        int32_t c, l[3];
+        size_t k = cal_utf8_next(a.p, a.n, i, &c);
+        if (!nm->lower) cal_buf_add(o, a.p + i, k);
+        else for (int q = 0, n = tu_lower(c, l); q < n; q++) put_cp(o, l[q]);
+        i += k;
+    }
+    cal_buf_free(&a);
+    cal_buf_free(&b);
+    return 0;
+}
+
 static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, cal_buf *o, char *err, size_t errlen)
 {
     switch (nm->kind) {
@@ -123,6 +219,19 @@ static int one(const tok_hf *t, const th_norm *nm, const char *s, size_t len, ca
             for (int k = 0, n = tu_lower(c, l); k < n; k++) put_cp(o, l[k]);
         }
         return 0;
+    case TH_N_STRIPACC: /* is_combining_mark: General_Category Mark in 9.0 */
+        for (size_t i = 0; i < len;) {
+            int32_t c;
+            size_t k = cal_utf8_next(s, len, i, &c);
+            if (!(tu_props(c) & TU_MARK9)) cal_buf_add(o, s + i, k);
+            i += k;
+        }
+        return 0;
+    case TH_N_PRECOMPILED:
+        precompiled(nm->cm, s, len, o);
+        return 0;
+    case TH_N_BERT:
+        return bert(t, nm, s, len, o, err, errlen);
     case TH_N_STRIP: {
         size_t a = 0, b = len;
         if (nm->left) while (a < b) { int32_t c; size_t k = cal_utf8_next(s, len, a, &c); if (!is_ws(c)) break; a += k; }

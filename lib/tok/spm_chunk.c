@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tok/spm_proto.h"
+
 /* ---- the few ModelProto fields that decide it ------------------------------
  * libsentencepiece does not export its protobuf classes, so the settings are
  * read from the protobuf wire format: ModelProto.trainer_spec (2) with
@@ -13,61 +15,6 @@
  * ModelProto.normalizer_spec (3) with add_dummy_prefix (3),
  * remove_extra_whitespaces (4) and escape_whitespaces (5). Absent fields
  * take the .proto defaults. */
-
-typedef struct {
-    const uint8_t *p, *end;
-    int bad;
-} pb_reader;
-
-static uint64_t pb_varint(pb_reader *r) {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64 && r->p < r->end; shift += 7) {
-        uint8_t b = *r->p++;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) return v;
-    }
-    r->bad = 1;
-    return 0;
-}
-
-/* Walks one message: varint fields go to on_varint, length-delimited ones
- * (submessages) to on_sub; others are skipped. */
-typedef struct {
-    void (*on_varint)(void *ctx, uint64_t field, uint64_t v);
-    void (*on_sub)(void *ctx, uint64_t field, pb_reader *sub);
-    void *ctx;
-} pb_visit;
-
-static void pb_walk(pb_reader *r, const pb_visit *v) {
-    while (r->p < r->end && !r->bad) {
-        uint64_t tag = pb_varint(r), field = tag >> 3;
-        size_t skip = 0;
-        switch (tag & 7) {
-        case 0: {
-            uint64_t x = pb_varint(r);
-            if (v->on_varint) v->on_varint(v->ctx, field, x);
-            break;
-        }
-        case 1: skip = 8; break;
-        case 5: skip = 4; break;
-        case 2: {
-            uint64_t len = pb_varint(r);
-            if (r->bad || len > (uint64_t)(r->end - r->p)) {
-                r->bad = 1;
-                return;
-            }
-            pb_reader s = {r->p, r->p + len, 0};
-            if (v->on_sub) v->on_sub(v->ctx, field, &s);
-            r->bad |= s.bad;
-            skip = (size_t)len;
-            break;
-        }
-        default: r->bad = 1; return; /* groups: not in a ModelProto */
-        }
-        if ((size_t)(r->end - r->p) < skip) r->bad = 1;
-        else r->p += skip;
-    }
-}
 
 static void trainer_field(void *ctx, uint64_t field, uint64_t v) {
     spm_settings *s = ctx;
@@ -98,14 +45,14 @@ static void piece_field(void *ctx, uint64_t field, uint64_t v) {
 
 static void model_sub(void *ctx, uint64_t field, pb_reader *sub) {
     pb_visit v = {field == 1 ? piece_field : field == 2 ? trainer_field : field == 3 ? normalizer_field : NULL,
-                  field == 3 ? normalizer_sub : NULL, ctx};
+                  NULL, field == 3 ? normalizer_sub : NULL, ctx};
     if (v.on_varint) pb_walk(sub, &v);
 }
 
 spm_settings spm_settings_of(const void *data, size_t len) {
     spm_settings st = {1, 0, 1, 1, 1, 0, 0, 0, 0, 0};
     pb_reader r = {data, (const uint8_t *)data + len, 0};
-    pb_visit v = {NULL, model_sub, &st};
+    pb_visit v = {NULL, NULL, model_sub, &st};
     pb_walk(&r, &v);
     st.bad = r.bad;
     return st;

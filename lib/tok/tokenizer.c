@@ -49,6 +49,7 @@
 #include "tok/spm_bpe.h"
 #include "tok/spm_chunk.h"
 #include "tok/spm_shim.h"
+#include "tok/spm_unigram.h"
 
 typedef struct {
     const char *text; /* owned by the spm processor */
@@ -60,8 +61,9 @@ struct cal_tok {
     tok_hf *hf;
     spm_shim *spm;
     tok_hf *spm_bpe;         /* spm: the model encoded by calkit's BPE (spm_bpe.h), or NULL */
+    spm_unigram *spm_ug;     /* spm: the model encoded by calkit's unigram search (spm_unigram.h), or NULL */
     char *spm_engine;        /* spm: which engine encodes, and why */
-    /* A .model restored from a prepared image has spm_bpe but no spm: the
+    /* A .model restored from a prepared image has spm_bpe or spm_ug but no spm: the
      * library is loaded from spm_file only to decode (spm_lazy). */
     int spm_image;
     uint32_t spm_vocab;
@@ -80,6 +82,7 @@ struct cal_tok {
     tok_config cfg;                /* a model folder's configuration (cfg.cls NULL: none) */
     char *made;                    /* special tokens the configuration made new tokens, as recorded */
     char *files;                   /* the files read */
+    tok_image *image;              /* spm_ug restored from an image: the mapping its tables point into */
 };
 
 /* "dir/llama3/tokenizer.json" -> "llama3"; "x/llama2-spm.model" -> "llama2-spm";
@@ -161,12 +164,14 @@ static int load_file(cal_tok *t, const char *path, char *err, size_t errlen) {
         if (t->spm) {
             spm_collect_specials(t);
             t->chunking = spm_chunking_of(t->spm, data, len);
-            char no[512];
+            char no[512], no_ug[512] = "";
             t->spm_bpe = spm_bpe_build(t->spm, data, len, path, no, sizeof no);
-            size_t k = strlen(no) + 64;
+            if (!t->spm_bpe) t->spm_ug = spm_unigram_build(data, len, no_ug, sizeof no_ug);
+            size_t k = strlen(no) + strlen(no_ug) + 64;
             t->spm_engine = cal_xmalloc(k);
             if (t->spm_bpe) snprintf(t->spm_engine, k, "calkit's BPE");
-            else snprintf(t->spm_engine, k, "libsentencepiece (%s)", no);
+            else if (t->spm_ug) snprintf(t->spm_engine, k, "calkit's unigram");
+            else snprintf(t->spm_engine, k, "libsentencepiece (%s; %s)", no, no_ug);
         }
         else cal_errf(err, errlen, "neither JSON (tokenizer.json) nor a SentencePiece model (%s)", why);
     }
@@ -330,7 +335,7 @@ static cal_tok *load_files(const char *path, char *err, size_t errlen) {
 }
 
 /* ---- the prepared image (tok/cache.h): the engine's sections and these ---- */
-enum { CT_NUM = 200, CT_STR, CT_SPM, CT_SPMSPEC };
+enum { CT_NUM = 200, CT_STR, CT_SPM, CT_SPMSPEC, CT_SPMSPECTXT, CT_UG = 220 /* .. CT_UG + 5 */ };
 
 static void put_str(cal_buf *b, const char *s) {
     uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
@@ -369,17 +374,37 @@ static void save_image(const cal_tok *t, tok_cache *c) {
     tok_image_add(&w, CT_NUM, 8, num, 6);
     tok_image_add(&w, CT_STR, 1, s.p, s.n);
     uint32_t *spec = NULL, nv = 0;
-    if (t->spm_bpe) { /* a .model: its vocabulary size and special pieces (longest first) */
+    cal_buf spectxt = {0};
+    if (t->spm_bpe || t->spm_ug) { /* a .model: its vocabulary size and special pieces (longest first) */
         nv = spm_shim_vocab_size(t->spm);
         spec = cal_xmalloc((t->nspecials + 1) * sizeof *spec);
-        for (size_t i = 0; i < t->nspecials; i++) spec[i] = t->specials[i].id;
+        for (size_t i = 0; i < t->nspecials; i++) {
+            spec[i] = t->specials[i].id;
+            uint32_t l = (uint32_t)t->specials[i].len;
+            cal_buf_add(&spectxt, &l, 4);
+            cal_buf_add(&spectxt, t->specials[i].text, l);
+        }
         tok_image_add(&w, CT_SPM, 4, &nv, 1);
         tok_image_add(&w, CT_SPMSPEC, 4, spec, t->nspecials);
     }
-    tok_hf_image_parts(t->hf ? t->hf : t->spm_bpe, &w);
+    if (t->spm_ug) {
+        tok_image_add(&w, CT_SPMSPECTXT, 1, spectxt.p ? spectxt.p : "", spectxt.n);
+        spm_unigram_image_parts(t->spm_ug, &w, CT_UG);
+    } else tok_hf_image_parts(t->hf ? t->hf : t->spm_bpe, &w);
     tok_cache_save(c, &w);
     cal_buf_free(&s);
+    cal_buf_free(&spectxt);
     free(spec);
+}
+
+/* The parts of a .model restored from an image that both engines share. */
+static void spm_restored(cal_tok *t, uint32_t vocab, uint64_t nspec, const char *tokfile, const char *engine) {
+    t->spm_vocab = vocab;
+    t->spm_image = 1;
+    t->spm_file = cal_xstrdup(tokfile);
+    t->spm_engine = cal_xstrdup(engine);
+    pthread_mutex_init(&t->spm_lock, NULL);
+    t->specials = cal_xcalloc(nspec ? nspec : 1, sizeof *t->specials);
 }
 
 static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile, char *err, size_t errlen) {
@@ -401,13 +426,29 @@ static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile,
         if (cls_from) snprintf(t->cfg.cls_from, sizeof t->cfg.cls_from, "%s", cls_from);
         uint64_t nv, nspec;
         const uint32_t *vs = tok_image_get(im, CT_SPM, 4, &nv), *spec = tok_image_get(im, CT_SPMSPEC, 4, &nspec);
-        if (vs && nv == 1 && spec) { /* a .model */
-            t->spm_vocab = vs[0];
-            t->spm_image = 1;
-            t->spm_file = cal_xstrdup(tokfile);
-            t->spm_engine = cal_xstrdup("calkit's BPE");
-            pthread_mutex_init(&t->spm_lock, NULL);
-            t->specials = cal_xcalloc(nspec ? nspec : 1, sizeof *t->specials);
+        uint64_t ntxt;
+        const char *txt = tok_image_get(im, CT_SPMSPECTXT, 1, &ntxt);
+        if (vs && nv == 1 && spec && txt) { /* a unigram .model */
+            spm_restored(t, vs[0], nspec, tokfile, "calkit's unigram");
+            t->image = cal_xmalloc(sizeof *t->image);
+            *t->image = *im;
+            t->spm_ug = spm_unigram_from_image(t->image, CT_UG, err, errlen);
+            const char *p = txt, *end = txt + ntxt;
+            for (uint64_t i = 0; i < nspec && t->spm_ug; i++) {
+                uint32_t l;
+                if (end - p < 4) break;
+                memcpy(&l, p, 4);
+                p += 4;
+                if ((uint64_t)(end - p) < l || spec[i] >= vs[0]) break;
+                special_piece *sp = &t->specials[t->nspecials];
+                *sp = (special_piece){p, l, spec[i]};
+                p += l;
+                if (!l) continue;
+                t->first_byte[(unsigned char)sp->text[0]] = 1;
+                t->nspecials++;
+            }
+        } else if (vs && nv == 1 && spec) { /* a BPE .model */
+            spm_restored(t, vs[0], nspec, tokfile, "calkit's BPE");
             t->spm_bpe = tok_hf_from_image(im, tokfile, err, errlen);
             for (uint64_t i = 0; i < nspec && t->spm_bpe; i++) {
                 special_piece *sp = &t->specials[t->nspecials];
@@ -423,7 +464,7 @@ static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile,
         cal_errf(err, errlen, "its calkit sections do not fit together");
     }
     free(cls_from);
-    if (!t->hf && !t->spm_bpe) {
+    if (!t->hf && !t->spm_bpe && !t->spm_ug) {
         cal_tok_free(t);
         return NULL;
     }
@@ -472,7 +513,7 @@ cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t
     }
     if (!t) {
         t = load_files(path, err, errlen);
-        if (t && (t->hf || t->spm_bpe) && c.dir) save_image(t, &c);
+        if (t && (t->hf || t->spm_bpe || t->spm_ug) && c.dir) save_image(t, &c);
         else if (t && t->spm && c.dir)
             (void)cal_errf(c.note, sizeof c.note, "not used: a SentencePiece .model encoded by %s", t->spm_engine);
     }
@@ -491,6 +532,11 @@ void cal_tok_free(cal_tok *t) {
     if (t->hf) tok_hf_free(t->hf);
     if (t->spm) spm_shim_free(t->spm);
     if (t->spm_bpe) tok_hf_free(t->spm_bpe);
+    spm_unigram_free(t->spm_ug);
+    if (t->image) {
+        tok_image_close(t->image);
+        free(t->image);
+    }
     free(t->spm_engine);
     free(t->spm_file);
     if (t->spm_image) pthread_mutex_destroy(&t->spm_lock);
@@ -526,9 +572,10 @@ static int spm_encode(const cal_tok *t, const char *s, size_t n, unsigned flags,
     return rc;
 }
 
-/* One piece of text through SentencePiece's BPE: calkit's engine, else the library. */
+/* One piece of text through SentencePiece: calkit's engines, else the library. */
 static int spm_piece(const cal_tok *t, const char *s, size_t n, cal_ids *out, char *err, size_t errlen) {
     if (t->spm_bpe) return tok_hf_encode(t->spm_bpe, s, n, 0, out, err, errlen);
+    if (t->spm_ug) return spm_unigram_encode(t->spm_ug, s, n, out, err, errlen);
     return spm_chunk_encode(t->spm, &t->chunking, s, n, out, err, errlen);
 }
 
@@ -635,7 +682,10 @@ int64_t cal_tok_pad(const cal_tok *t) { return t->special[TC_PAD]; }
 static void put_token(const cal_tok *t, uint32_t id, cal_buf *b) {
     size_t len = 0;
     const char *p = t->hf ? tok_hf_id_text(t->hf, id, &len)
-                  : t->spm ? spm_shim_piece(t->spm, id, &len) : tok_hf_id_text(t->spm_bpe, id, &len);
+                  : t->spm ? spm_shim_piece(t->spm, id, &len)
+                  : t->spm_bpe ? tok_hf_id_text(t->spm_bpe, id, &len) : NULL;
+    for (size_t i = 0; !p && i < t->nspecials; i++) /* a unigram .model from its image: its control pieces */
+        if (t->specials[i].id == id) p = t->specials[i].text, len = t->specials[i].len;
     if (p) cal_buf_add(b, p, len);
     else cal_buf_addf(b, "%u", id);
     cal_buf_addc(b, ' ');

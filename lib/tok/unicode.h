@@ -7,7 +7,10 @@
  *         crate (added tokens' single_word);
  *   17.0  Rust's char methods: is_numeric (Digits), to_lowercase (Lowercase),
  *         is_whitespace (Strip);
- *    9.0  the NFC/NFD/NFKC/NFKD normalizers (unicode-normalization-alignments).
+ *    9.0  the NFC/NFD/NFKC/NFKD normalizers (unicode-normalization-alignments);
+ *    8.0  the unicode_categories crate (BertNormalizer, BertPreTokenizer);
+ *   16.0  grapheme clusters (unicode-segmentation 1.12: the Precompiled
+ *         normalizer of tokenizer.json).
  * Debian 12's utf8proc (15.0) and PCRE2 (14.0) differ from each of these, so
  * the tables are generated at build time (scripts/gen-unicode.mjs) from the
  * pinned npm packages @unicode/unicode-{9.0.0,16.0.0,17.0.0}. */
@@ -29,6 +32,11 @@ enum { TU_CN, TU_LU, TU_LL, TU_LT, TU_LM, TU_LO, TU_MN, TU_MC, TU_ME, TU_ND, TU_
 #define TU_NEW9 0x80u        /* not assigned in 9.0: the normalizers leave it alone */
 #define TU_SPACE 0x100u      /* White_Space (16.0; the same set in 17.0) */
 #define TU_JOINC 0x200u      /* Join_Control in 16.0 */
+#define TU_MARK9 0x400u      /* General_Category Mark in 9.0: StripAccents' is_combining_mark */
+/* BertNormalizer and BertPreTokenizer (the unicode_categories crate 0.1.1: 8.0) */
+#define TU_OTHER8 0x800u     /* Cc, Cf or Co: is_other */
+#define TU_MN8 0x1000u       /* Mn: is_mark_nonspacing */
+#define TU_PUNCT8 0x2000u    /* P*: is_punctuation */
 
 /* Generated tables (build/gen/unidata.c). */
 extern const char tu_versions[];
@@ -41,6 +49,8 @@ extern const size_t tu_nlower17_special;
 extern const uint16_t tu_sc_stage1[0x110000 >> 7];
 extern const uint8_t tu_sc_stage2[][128];
 extern const char *const tu_script_names[]; /* the Script values of 16.0, sorted ("Adlam" ... "Zanabazar_Square") */
+extern const uint16_t tu_gcb_stage1[0x110000 >> 7]; /* grapheme categories (16.0): tok/grapheme.h */
+extern const uint8_t tu_gcb_stage2[][128];
 extern const size_t tu_nscripts;
 
 /* The property bits of c (0 outside U+0000..U+10FFFF). */

@@ -1,7 +1,8 @@
 """exact.py - the exactness suite of cal-encode (issue 4): the ids of
 cal-encode against the reference implementations on the same documents,
-for the seven tokenizer.json files (Rust HF tokenizers through node,
-tests/ref/hf_encode.js) and the two .model files (python3-sentencepiece,
+for the seven tokenizer.json files and the Unigram and WordPiece ones made
+from the .model files (unigram_fixture.py) (Rust HF tokenizers through node,
+tests/ref/hf_encode.js) and the three .model files (python3-sentencepiece,
 tests/ref/spm_encode.py).
 
     /usr/bin/python3 tests/ref/exact.py [--reduced] [--only NAME,...] [--unicode]
@@ -38,12 +39,14 @@ import calstream  # noqa: E402
 import flag_modes  # noqa: E402
 import gen_cases  # noqa: E402
 import script_fixture  # noqa: E402
+import unigram_fixture  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORK = os.path.join(ROOT, "build", "exact")
 TOK = os.path.join(ROOT, "build", "tokenizers")
 HF = ["llama3", "qwen3", "gemma3", "mistral", "gpt4o", "deepseek_v3", "gptoss"]
-SPM = ["llama2-spm", "albert-unigram"]
+SPM = ["llama2-spm", "albert-unigram", "smart-unigram"]
+HF_UG = list(unigram_fixture.NAMES)  # Unigram and WordPiece tokenizer.json files made from the .model files
 DOMAINS = ["wiki", "web", "code", "stories", "multilingual", "technical"]
 SMALL = ["whitespace", "digits", "contractions", "emoji", "combining", "rtl", "specials", "invalid-utf8"]
 MODES = {  # mode -> (cal-encode flags, groups; None = all)
@@ -69,6 +72,8 @@ def file_sha(path):
 def tok_path(name):
     if name == "scripts":
         return script_fixture.path(WORK)
+    if name in HF_UG:
+        return unigram_fixture.path(WORK, name)
     return os.path.join(TOK, name + ".model") if name in SPM else os.path.join(TOK, name, "tokenizer.json")
 
 
@@ -331,7 +336,7 @@ def unicode_main(paths, only):
     idx = [where[(r[1], r[3])] for r in sampled]
     shas = {"full": file_sha(paths["full"]), "sample": file_sha(paths["sample"])}
     ok = True
-    for name in HF + SPM + ["scripts"]:  # scripts: script_fixture.py
+    for name in HF + HF_UG + SPM + ["scripts"]:  # scripts: script_fixture.py
         if only and name not in only:
             continue
         refs = {m: ref_path(name, m, shas["full" if m == "plain" else "sample"]) for m in MODES}
@@ -378,7 +383,7 @@ def main():
         _, recs = calstream.read_records(path, verify=False)
         inputs[mode] = ([r[3] for r in recs], [r[1] for r in recs], [r[2] for r in recs], file_sha(path))
     ok = True
-    for name in HF + SPM:
+    for name in HF + HF_UG + SPM:
         if only and name not in only:
             continue
         refs = {m: ref_path(name, m, inputs[m][3]) for m in paths}

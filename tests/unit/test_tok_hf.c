@@ -209,10 +209,10 @@ static void test_errors(void)
     char err[256] = "";
     tok_hf *t = load("{'model':{'type':'BPE','vocab':{'a':0},'merges':['a q']}}", err, sizeof err);
     CHECK(!t && !strcmp(err, "JSON path model.merges[0]: unknown token 'q'"), "unknown merge token: %s", err);
-    t = load("{'normalizer':{'type':'BertNormalizer'},'model':{'type':'BPE','vocab':{},'merges':[]}}", err, sizeof err);
-    CHECK(!t && !strcmp(err, "JSON path normalizer.type: unsupported normalizer 'BertNormalizer'"), "unsupported normalizer: %s", err);
-    t = load("{'model':{'type':'WordPiece','vocab':{}}}", err, sizeof err);
-    CHECK(!t && strstr(err, "model.type") && strstr(err, "WordPiece"), "unsupported model: %s", err);
+    t = load("{'normalizer':{'type':'Nmt'},'model':{'type':'BPE','vocab':{},'merges':[]}}", err, sizeof err);
+    CHECK(!t && !strcmp(err, "JSON path normalizer.type: unsupported normalizer 'Nmt'"), "unsupported normalizer: %s", err);
+    t = load("{'model':{'type':'WordLevel','vocab':{}}}", err, sizeof err);
+    CHECK(!t && strstr(err, "model.type") && strstr(err, "WordLevel"), "unsupported model: %s", err);
     t = load("{'model':{'type':'BPE','vocab':{'a':0},'merges':[]},'pre_tokenizer':{'type':'Split','pattern':{'Regex':'(a'},'behavior':'Isolated'}}", err, sizeof err);
     CHECK(!t && strstr(err, "pre_tokenizer.pattern"), "bad regex: %s", err);
     /* Found by fuzz_tokjson: raw invalid UTF-8 in a string reached the code

@@ -17,6 +17,9 @@ TEST="python3-numpy python3-torch python3-jinja2 sentencepiece python3-sentencep
 # (scripts/fetch-unicode.sh, scripts/gen-unicode.mjs).
 TOOLS="node:nodejs npm:npm"
 EXTRA="clang"  # fuzzing
+# python3-scipy: the significance tests of the quality bench (bench/quality/
+# report.py; test_quality.sh runs it small).
+TEST="$TEST python3-scipy"
 case "${1:-build}" in
   build) want="$BUILD" ;;
   test) want="$BUILD $TEST" ;;

@@ -10,7 +10,8 @@ BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev 
 # python3-torch: the torch generator's reference (test_rng_peers.sh) and
 # dump-activations.py (test_hessian_torch.sh); both skip without it off Debian.
 # python3-jinja2: the chat-template reference (test_jinja.sh).
-TEST="python3-numpy python3-torch python3-jinja2 sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
+# python3-sklearn: the k-means and TF-IDF references of cal-select (test_select.sh).
+TEST="python3-numpy python3-torch python3-jinja2 python3-sklearn sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
 # Tools that may come from elsewhere (nodesource ships npm inside nodejs):
 # only installed from Debian when the command is missing. The build needs
 # them too: lib/tok's Unicode tables are generated from pinned npm packages

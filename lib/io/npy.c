@@ -13,14 +13,14 @@
 
 #define NPY_MAGIC "\x93NUMPY"
 
-void cal_npy_header_i64(cal_buf *out, int ndim, const uint64_t *shape) {
+static void header(cal_buf *out, const char *descr, int ndim, const uint64_t *shape) {
     char dict[256];
     if (ndim == 1)
-        snprintf(dict, sizeof dict, "{'descr': '<i8', 'fortran_order': False, 'shape': (%llu,), }",
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%llu,), }", descr,
                  (unsigned long long)shape[0]);
     else
-        snprintf(dict, sizeof dict, "{'descr': '<i8', 'fortran_order': False, 'shape': (%llu, %llu), }",
-                 (unsigned long long)shape[0], (unsigned long long)shape[1]);
+        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%llu, %llu), }",
+                 descr, (unsigned long long)shape[0], (unsigned long long)shape[1]);
     size_t n = strlen(dict);
     size_t total = (10 + n + 1 + 63) / 64 * 64; /* magic+version+len, dict, '\n' */
     size_t hlen = total - 10;
@@ -32,6 +32,10 @@ void cal_npy_header_i64(cal_buf *out, int ndim, const uint64_t *shape) {
     while (out->n < total - 1) cal_buf_addc(out, ' ');
     cal_buf_addc(out, '\n');
 }
+
+void cal_npy_header_i64(cal_buf *out, int ndim, const uint64_t *shape) { header(out, "<i8", ndim, shape); }
+
+void cal_npy_header_f32(cal_buf *out, int ndim, const uint64_t *shape) { header(out, "<f4", ndim, shape); }
 
 CAL_PRINTF(5, 6)
 static int fail(const char *name, char *err, size_t errlen, uint64_t off, const char *fmt, ...) {

@@ -1,6 +1,6 @@
 /* npy.h - NumPy .npy files: write int64 arrays, read int64/int32 arrays.
  *
- * Written files are format version 1.0, little-endian '<i8', C order, with
+ * Written files are format version 1.0, little-endian '<i8' (or '<f4'), C order, with
  * the header padded by spaces to a multiple of 64 bytes - the bytes np.save
  * writes for the same array. Reading accepts versions 1.0-3.0, '<i8' and
  * '<i4', 1-D and 2-D, C order (a 1-D array of n reads as shape [n, 1]). */
@@ -17,6 +17,8 @@
 
 /* The header bytes for an int64 array of ndim (1 or 2) dimensions. */
 void cal_npy_header_i64(cal_buf *out, int ndim, const uint64_t *shape);
+/* The same for a float32 array ('<f4'; cal-select --save-features). */
+void cal_npy_header_f32(cal_buf *out, int ndim, const uint64_t *shape);
 
 typedef struct {
     int ndim;              /* 1 or 2 */

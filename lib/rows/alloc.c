@@ -40,3 +40,32 @@ void cal_alloc_largest_remainder(uint64_t total, const double *w, size_t n, uint
     }
     free(rem);
 }
+
+void cal_alloc_capped(uint64_t total, const double *w, const uint64_t *cap, size_t n, uint64_t *out) {
+    double *wa = cal_xmalloc((n ? n : 1) * sizeof *wa);
+    uint64_t *part = cal_xmalloc((n ? n : 1) * sizeof *part);
+    uint8_t *fixed = cal_xcalloc(n ? n : 1, 1);
+    uint64_t left = total;
+    for (size_t i = 0; i < n; i++) out[i] = 0;
+    for (int equal = 0; left;) {
+        /* Share what is left among the parts not at their cap. */
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) sum += wa[i] = fixed[i] ? 0 : equal ? 1 : w[i];
+        if (!(sum > 0)) {
+            if (equal) break; /* no room anywhere: sum(cap) < total */
+            equal = 1;
+            continue;
+        }
+        cal_alloc_largest_remainder(left, wa, n, part);
+        int over = 0;
+        for (size_t i = 0; i < n; i++) over |= !fixed[i] && part[i] > cap[i];
+        if (!over) {
+            for (size_t i = 0; i < n; i++)
+                if (!fixed[i]) out[i] = part[i], left -= part[i];
+            break;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (!fixed[i] && part[i] > cap[i]) out[i] = cap[i], left -= cap[i], fixed[i] = 1;
+    }
+    free(wa), free(part), free(fixed);
+}

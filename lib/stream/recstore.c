@@ -1,0 +1,180 @@
+/* recstore.c - see recstore.h. */
+#include "stream/recstore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/hash.h"
+#include "base/num.h"
+
+#define SPILL_BUF (1u << 20)
+
+typedef struct {
+    char *name;   /* for messages */
+    int fd;       /* the input read again, or -1 when spilled */
+    int own;
+} source;
+
+typedef struct {
+    uint64_t off; /* its offset in its input */
+    uint64_t at;  /* where to read it: the same, or its offset in the spill */
+    uint32_t len; /* the record's raw bytes */
+    uint16_t src;
+    uint16_t spilled;
+} loc;
+
+struct cal_recstore {
+    source *src;
+    size_t nsrc;
+    loc *v;
+    size_t n, cap;
+    int spill;          /* the spill file, -1 until first needed */
+    uint64_t spill_end; /* bytes written (including the buffer) */
+    cal_buf wbuf;       /* spill bytes not yet written */
+};
+
+static const char *tmpdir(void) {
+    const char *d = getenv("TMPDIR");
+    return d && *d ? d : "/tmp";
+}
+
+cal_recstore *cal_recstore_new(void) {
+    cal_recstore *s = cal_xcalloc(1, sizeof *s);
+    s->spill = -1;
+    return s;
+}
+
+int cal_recstore_source(cal_recstore *s, const char *path) {
+    int std = !path || !strcmp(path, "-");
+    if (s->nsrc == UINT16_MAX) cal_die("too many inputs (at most %u)", UINT16_MAX);
+    s->src = cal_xrealloc(s->src, (s->nsrc + 1) * sizeof *s->src);
+    source *x = &s->src[s->nsrc];
+    x->name = cal_xstrdup(std ? "stdin" : path);
+    x->fd = -1, x->own = 0;
+    int fd = std ? 0 : open(path, O_RDONLY);
+    struct stat st;
+    if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
+        x->fd = fd, x->own = !std;
+    } else if (fd >= 0 && !std) {
+        close(fd);
+    }
+    return (int)s->nsrc++;
+}
+
+int cal_recstore_spilled(const cal_recstore *s, int src) { return s->src[src].fd < 0; }
+
+static CAL_NORETURN void spill_failed(void) {
+    cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
+}
+
+static void spill_flush(cal_recstore *s) {
+    const char *p = s->wbuf.p;
+    size_t n = s->wbuf.n;
+    while (n) {
+        ssize_t k = write(s->spill, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) spill_failed();
+        p += k, n -= (size_t)k;
+    }
+    s->wbuf.n = 0;
+}
+
+static void spill_open(cal_recstore *s) {
+    cal_buf path = {0};
+    cal_buf_addf(&path, "%s/calselect.XXXXXX", tmpdir());
+    cal_buf_addc(&path, 0);
+    s->spill = mkstemp(path.p);
+    if (s->spill < 0) cal_die("%s: cannot create a temporary file: %s", path.p, strerror(errno));
+    unlink(path.p); /* gone when closed or when the program exits, however it exits */
+    cal_buf_free(&path);
+    cal_buf_reserve(&s->wbuf, SPILL_BUF);
+}
+
+size_t cal_recstore_add(cal_recstore *s, int src, const cal_rec *rec) {
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->v = cal_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    loc *l = &s->v[s->n];
+    l->off = rec->offset;
+    l->len = (uint32_t)rec->raw_len;
+    l->src = (uint16_t)src;
+    l->spilled = s->src[src].fd < 0;
+    if (l->spilled) {
+        if (s->spill < 0) spill_open(s);
+        l->at = s->spill_end;
+        if (s->wbuf.n + rec->raw_len > SPILL_BUF) spill_flush(s);
+        if (rec->raw_len > SPILL_BUF) {
+            cal_buf big = s->wbuf; /* a record larger than the buffer goes out at once */
+            s->wbuf = (cal_buf){(char *)rec->raw, rec->raw_len, rec->raw_len};
+            spill_flush(s);
+            s->wbuf = big;
+        } else {
+            cal_buf_add(&s->wbuf, rec->raw, rec->raw_len);
+        }
+        s->spill_end += rec->raw_len;
+    } else {
+        l->at = rec->offset;
+    }
+    return s->n++;
+}
+
+void cal_recstore_end(cal_recstore *s) {
+    if (s->wbuf.n) spill_flush(s);
+}
+
+size_t cal_recstore_count(const cal_recstore *s) { return s->n; }
+uint64_t cal_recstore_spill_bytes(const cal_recstore *s) { return s->spill_end; }
+
+int cal_recstore_get(const cal_recstore *s, size_t i, cal_buf *buf, cal_rec *rec, char *err, size_t errlen) {
+    const loc *l = &s->v[i];
+    const source *x = &s->src[l->src];
+    if (s->wbuf.n) return cal_errf(err, errlen, "cal_recstore_get before cal_recstore_end");
+    int fd = l->spilled ? s->spill : x->fd;
+    cal_buf_reserve(buf, l->len);
+    size_t got = 0;
+    while (got < l->len) {
+        ssize_t k = pread(fd, buf->p + got, l->len - got, (off_t)(l->at + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return cal_errf(err, errlen, "%s: read error: %s", l->spilled ? tmpdir() : x->name, strerror(errno));
+        if (k == 0) break;
+        got += (size_t)k;
+    }
+    buf->n = got;
+    const uint8_t *h = (const uint8_t *)buf->p;
+    if (got < l->len || got < CAL_REC_HEAD + 8 || cal_hash(h, got - 8) != cal_ld64(h + got - 8))
+        return cal_errf(err, errlen, "%s: byte %llu: the record changed since it was read (input modified?)",
+                        x->name, (unsigned long long)l->off);
+    size_t llen = h[2] | (size_t)h[3] << 8;
+    memset(rec, 0, sizeof *rec);
+    rec->kind = h[0];
+    rec->flags = h[1];
+    rec->id = cal_ld64(h + 8);
+    rec->label = (const char *)h + CAL_REC_HEAD;
+    rec->label_len = llen;
+    rec->payload = h + CAL_REC_HEAD + llen;
+    rec->payload_len = cal_ld32(h + 4);
+    rec->raw = h;
+    rec->raw_len = got;
+    rec->offset = l->off;
+    return 0;
+}
+
+void cal_recstore_free(cal_recstore *s) {
+    if (!s) return;
+    for (size_t i = 0; i < s->nsrc; i++) {
+        if (s->src[i].own) close(s->src[i].fd);
+        free(s->src[i].name);
+    }
+    if (s->spill >= 0) close(s->spill);
+    free(s->src);
+    free(s->v);
+    cal_buf_free(&s->wbuf);
+    free(s);
+}

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from hessians import cal_hessian, read_by_label
-from sequential import run_model
+from sequential import forward, run_model
 
 
 def batches_of(rows, size=8):
@@ -44,9 +44,9 @@ class Reference:
         if os.path.exists(hess_path):
             self.H = read_by_label(hess_path)
         else:
-            self.H = cal_hessian(lambda cur: run_model(model, self.batches, cur), names, by_label=True,
-                                 out=hess_path + ".tmp")
-            os.replace(hess_path + ".tmp", hess_path)
+            tmp = f"{hess_path}.{os.getpid()}.tmp"  # side-by-side jobs may make it at once
+            self.H = cal_hessian(lambda cur: run_model(model, self.batches, cur), names, by_label=True, out=tmp)
+            os.replace(tmp, hess_path)
         self.H = {n: torch.as_tensor(h) for n, h in self.H.items()}
         self.W = {n: m.weight.detach().double().clone() for n, m in names.items()}
         self.WHW = {n: float(((self.W[n] @ self.H[n]) * self.W[n]).sum()) for n in names}
@@ -56,8 +56,7 @@ class Reference:
         out = []
         with torch.no_grad():
             for ids, mask in self.batches:
-                lg = model(torch.as_tensor(ids), attention_mask=torch.as_tensor(mask, dtype=torch.long))
-                lg = getattr(lg, "logits", lg)  # transformers returns an output object
+                lg = forward(model, ids, mask)
                 out.append(torch.log_softmax(lg[:, :-1].float(), -1))
         return out
 

@@ -18,9 +18,17 @@ set -eu
 : "${Q:?}" "${LENGTH:?}" "${VOCAB:?}" "${HELD:?}" "${DOMAINS:?}"
 HERE=$(cd "$(dirname "$0")" && pwd)
 D=$Q/data
-mkdir -p "$D"
 # SAMPLE=N (the small run of make check): N documents of each shard.
 sample=${SAMPLE:+--sample $SAMPLE}
+# What the data depends on: when it changes, everything is made again.
+tokid=${TOKENIZER:-spm vocab=$VOCAB coverage=${COVERAGE:-0.9995}}
+[ -f "${TOKENIZER:-/}" ] && tokid="$tokid $(sha256sum <"$TOKENIZER" | cut -c1-16)"
+conf="domains=$DOMAINS sample=${SAMPLE:-all} tokenizer=$tokid length=$LENGTH held=$HELD"
+if [ "$(cat "$Q/data.conf" 2>/dev/null)" != "$conf" ]; then
+  rm -rf "$D" "$Q/tok.model"
+  mkdir -p "$D"
+  echo "$conf" >"$Q/data.conf"
+fi
 
 if [ ! -f "$D/text.done" ]; then
   for d in $DOMAINS; do

@@ -95,23 +95,23 @@ def main():
         for line in open(p):
             r = json.loads(line)
             done[(r["set"], r["bits"], r["digest"])] = r
-    os.makedirs(a.cache, exist_ok=True)
-    refs = {d: Reference(model, r, os.path.join(a.cache, f"held.{d}.{digest(held[d])}.hessian.safetensors"))
-            for d, r in hrows.items()}
     # A result stands for its set, the held-out rows and the options.
     same = [held[d] for d in sorted(held)]
     opts = f"group_size={a.group_size} act_order={a.act_order} quick={a.quick}"
-    todo = [(n, b) for n in sets for b in a.bits]
+    todo = [(n, b, digest(sets[n], *same, extra=opts)) for k, (n, b) in enumerate((n, b) for n in sets for b in a.bits)
+            if k % jn == ji]
+    todo = [t for t in todo if t not in done]
+    fp_done = ji != 0 or any(k[0] == "fp" for k in done)
+    if not todo and fp_done:
+        return
+    os.makedirs(a.cache, exist_ok=True)
+    refs = {d: Reference(model, r, os.path.join(a.cache, f"held.{d}.{digest(held[d])}.hessian.safetensors"))
+            for d, r in hrows.items()}
     with open(a.out, "a") as out:
-        if ji == 0 and not any(k[0] == "fp" for k in done):
+        if not fp_done:
             out.write(json.dumps({"set": "fp", "bits": 0, "digest": "",
                                   "ppl": {d: r.fp_ppl() for d, r in refs.items()}}) + "\n")
-        for k, (name, bits) in enumerate(todo):
-            if k % jn != ji:
-                continue
-            dg = digest(sets[name], *same, extra=opts)
-            if (name, bits, dg) in done:
-                continue
+        for name, bits, dg in todo:
             t0 = time.process_time()
             q = copy.deepcopy(model)
             calib = quantize_model(q, batches_of(loaded[name]), bits, group_size=a.group_size, act_order=a.act_order)

@@ -8,10 +8,10 @@ reference selector (the equal blend, else the first):
     mean over domains (its spread: the standard deviation over seeds) and
     the worst domain;
   - each difference from the reference in percent, marked * where Welch's
-    t-test over the seeds (scipy.stats.ttest_ind, unequal variances) finds
-    it beyond seed noise after Holm's correction over all the table's tests
-    at 5%. Unpaired: seed s of two selectors draws independently, so
-    pairing them by seed would pair nothing;
+    t-test over the seeds (scipy.stats.ttest_ind, unequal variances) puts
+    it beyond seed noise, at a false discovery rate of 5% over all the
+    table's tests (Benjamini-Hochberg). Unpaired: seed s of two selectors
+    draws independently, so pairing them by seed would pair nothing;
   - KL divergence from the full-precision model and perplexity change,
     averaged over domains.
 
@@ -44,15 +44,16 @@ def selector_of(name):
     return (m.group(1), int(m.group(2))) if m else (name, 0)
 
 
-def holm(pvals, alpha=0.05):
-    """Which of pvals (a dict) are rejected by Holm's step-down procedure."""
+def fdr(pvals, q=0.05):
+    """Which of pvals (a dict) Benjamini and Hochberg's procedure keeps at a
+    false discovery rate q: the k smallest, k the largest rank with
+    p_(k) <= q k / m."""
     order = sorted((p, k) for k, p in pvals.items() if p == p)
-    out, m = {}, len(order)
-    for i, (p, k) in enumerate(order):
-        if p > alpha / (m - i):
-            break
-        out[k] = True
-    return out
+    m, keep = len(order), 0
+    for i, (p, _) in enumerate(order, 1):
+        if p <= q * i / m:
+            keep = i
+    return {k: True for _, k in order[:keep]}
 
 
 METRICS = {"objective": ("objective_mean", 100.0), "kld": ("kld", 1000.0)}
@@ -94,7 +95,7 @@ def stats(recs, fp, ref_name=None):
                     cell[k] = {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if len(v) > 1 else 0.0,
                                "diff_pct": float(100 * (v.mean() / rv.mean() - 1)), "p": p}
                 rows.setdefault(sel, {})[metric] = cell
-            sig = holm(pvals)
+            sig = fdr(pvals)
             for (sel, k) in pvals:
                 rows[sel][metric][k]["significant"] = bool(sig.get((sel, k)))
             tests[metric] = len(pvals)
@@ -134,7 +135,7 @@ def markdown(st, fp):
         doms, ref = t["domains"], t["ref"]
         lines.append(f"**{bits}-bit GPTQ, held-out objective** ||(W-Q)X||^2 / ||WX||^2 in %, averaged over the "
                      f"linear layers (mean over seeds; in brackets the difference from `{ref}`, * beyond seed noise: "
-                     f"Welch p < 0.05 after Holm over the table's {t['tests']['objective']} tests)\n")
+                     f"Welch's test, false discovery rate 5% over the table's {t['tests']['objective']} tests)\n")
         lines.append("| selector | seeds | mean (sd) | worst domain | " + " | ".join(doms) + " | KLD mean | ppl |")
         lines.append("|---|---|---|---|" + "---|" * len(doms) + "---|---|")
         for sel, r in t["rows"].items():
@@ -231,7 +232,7 @@ def svg(st):
     ly += 20
     o.append(f'<path d="M{left - 5},{ly} L{left},{ly - 5} L{left + 5},{ly} L{left},{ly + 5} Z" fill="black"/>'
              f'<text x="{left + 9}" y="{ly + 4}">mean over domains, bar: +-1 sd over seeds; big dot: beyond seed '
-             f'noise (Welch, Holm 5%); right of 0 is worse</text>')
+             f'noise (Welch, FDR 5%); right of 0 is worse</text>')
     o.append("</svg>")
     return "\n".join(o) + "\n"
 

@@ -18,7 +18,7 @@
 #   VOCAB [4096]  DIM [128]  LAYERS [4]  HEADS [4]  STEPS [300]  BATCH [16]
 #   JOBS [1]   quality.py processes side by side
 #   QUICK      1: the held-out objective only (no perplexity, no KLD)
-#   QUALITY_DIR [build/quality]   SIZE=tiny: the make check configuration
+#   QUALITY_DIR [build/quality, build/quality-tiny]   SIZE=tiny: the make check configuration
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$ROOT/bench/quality
@@ -36,7 +36,7 @@ fi
 : "${LENGTH:=256}" "${ROWS:=48}" "${HELD:=16}" "${SEEDS:=0 1 2 3 4}" "${BITS:=3 4}" "${JOBS:=1}"
 likes=$(for d in $DOMAINS; do printf ' like-%s' "$d"; done)
 : "${SELECTORS=wiki random stratify blend kmeans kmeans-embed kcenter$likes}"
-Q=${QUALITY_DIR:-$ROOT/build/quality}
+Q=${QUALITY_DIR:-$ROOT/build/quality${SIZE:+-$SIZE}}
 export Q VOCAB LENGTH HELD DOMAINS ROWS SEEDS SELECTORS
 [ -n "${SAMPLE:-}" ] && export SAMPLE
 [ -n "${COVERAGE:-}" ] && export COVERAGE
@@ -52,7 +52,7 @@ if [ -n "${MODEL:-}" ]; then
   model=$MODEL
 else
   model=$Q/model.pt
-  conf="vocab=$VOCAB d=$DIM layers=$LAYERS heads=$HEADS steps=$STEPS batch=$BATCH length=$LENGTH"
+  conf="d=$DIM layers=$LAYERS heads=$HEADS steps=$STEPS batch=$BATCH; $(cat "$Q/data.conf")"
   if [ ! -f "$model" ] || [ "$(cat "$Q/model.conf" 2>/dev/null)" != "$conf" ]; then
     $PY "$HERE/train.py" --rows "$Q"/data/pool.*.rows.cal --vocab "$VOCAB" --d "$DIM" --layers "$LAYERS" \
       --heads "$HEADS" --steps "$STEPS" --batch "$BATCH" -o "$model"

@@ -37,23 +37,28 @@ class _Catcher(nn.Module):
         raise Stop
 
 
-def run_model(model, batches, cur=None):
-    """Runs the model over batches [(ids [b, t], mask bool [b, t])], setting
-    cur["mask"]; a Stop raised by a hook ends that batch's pass."""
+def forward(model, ids, mask):
+    """The model's logits for ids [b, t] (numpy) with the bool mask [b, t]:
+    given as attention_mask where forward takes one (transformers' models
+    and the bench's), else left out."""
     import inspect
     try:
         takes_mask = "attention_mask" in inspect.signature(model.forward).parameters
     except (TypeError, ValueError):
         takes_mask = False
+    x = torch.as_tensor(ids)
+    out = model(x, attention_mask=torch.as_tensor(mask, dtype=torch.long)) if takes_mask else model(x)
+    return getattr(out, "logits", out)  # transformers returns an output object
+
+
+def run_model(model, batches, cur=None):
+    """Runs the model over batches [(ids [b, t], mask bool [b, t])], setting
+    cur["mask"]; a Stop raised by a hook ends that batch's pass."""
     for ids, mask in batches:
         if cur is not None:
             cur["mask"] = mask
-        x = torch.as_tensor(ids)
         try:
-            if takes_mask:
-                model(x, attention_mask=torch.as_tensor(mask, dtype=torch.long))
-            else:
-                model(x)
+            forward(model, ids, mask)
         except Stop:
             pass
 
@@ -92,6 +97,8 @@ def quantize_model(model, batches, bits, **opts):
     opts: percdamp, block, group_size, act_order (gptq.gptq). Returns
     {layer name: GPTQ's objective on the calibration set}."""
     bname, blocks = blocks_of(model)
+    if getattr(getattr(model, "config", None), "use_cache", False):
+        model.config.use_cache = False  # a transformers model would grow its KV cache at every pass
     store = []
     first = blocks[0]
     blocks[0] = _Catcher(first, store)

@@ -47,13 +47,14 @@ def read_rows(path):
 def check_vocab(path, meta, rows, vocab, tokenizer_fp=None):
     """A set must be encoded with the model's tokenizer: its tokenizer_fp
     (when both are known) equals the held-out rows', and no id reaches past
-    the model's vocabulary. Raises SetError naming the set and the values."""
+    the model's vocabulary (when vocab is given). Raises SetError naming the
+    set and the values."""
     fp = meta.get("tokenizer_fp")
     if tokenizer_fp and fp and fp != tokenizer_fp:
         raise SetError(f"{path}: encoded with tokenizer {meta.get('tokenizer', '?')} (tokenizer_fp {fp}), "
                        f"the model's is {tokenizer_fp}: encode it with the model's tokenizer")
     top = max((int(ids.max()) for _, ids, _ in rows if len(ids)), default=-1)
-    if top >= vocab:
+    if vocab is not None and top >= vocab:
         raise SetError(f"{path}: token id {top} is outside the model's vocabulary of {vocab}")
     if not rows:
         raise SetError(f"{path}: no rows")

@@ -18,12 +18,13 @@ set -eu
 : "${Q:?}" "${LENGTH:?}" "${VOCAB:?}" "${HELD:?}" "${DOMAINS:?}"
 HERE=$(cd "$(dirname "$0")" && pwd)
 D=$Q/data
-# SAMPLE=N (the small run of make check): N documents of each shard.
+# SAMPLE=N, POOL_SHARDS (the small run of make check): N documents of each
+# shard, the pool from those shards alone.
 sample=${SAMPLE:+--sample $SAMPLE}
 # What the data depends on: when it changes, everything is made again.
 tokid=${TOKENIZER:-spm vocab=$VOCAB coverage=${COVERAGE:-0.9995}}
 [ -f "${TOKENIZER:-/}" ] && tokid="$tokid $(sha256sum <"$TOKENIZER" | cut -c1-16)"
-conf="domains=$DOMAINS sample=${SAMPLE:-all} tokenizer=$tokid length=$LENGTH held=$HELD"
+conf="domains=$DOMAINS sample=${SAMPLE:-all} pool=${POOL_SHARDS:-2-7} tokenizer=$tokid length=$LENGTH held=$HELD"
 if [ "$(cat "$Q/data.conf" 2>/dev/null)" != "$conf" ]; then
   rm -rf "$D" "$Q/tok.model"
   mkdir -p "$D"
@@ -36,7 +37,7 @@ if [ ! -f "$D/text.done" ]; then
     cal-read "$d" --shard 0/8 $sample -o "$D/held.$d.txt.cal"
     # shellcheck disable=SC2086
     cal-read "$d" --shard 1/8 $sample -o "$D/target.$d.txt.cal"
-    for k in 2 3 4 5 6 7; do
+    for k in ${POOL_SHARDS:-2 3 4 5 6 7}; do
       # shellcheck disable=SC2086
       cal-read "$d" --shard $k/8 $sample
     done >"$D/pool.$d.txt.cal"

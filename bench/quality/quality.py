@@ -21,13 +21,8 @@ import os
 import sys
 import time
 
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from calio import SetError, check_vocab, read_rows, st_write  # noqa: E402
-from evaluate import Reference, batches_of  # noqa: E402
-from hessians import load_model  # noqa: E402
-from sequential import quantize_model  # noqa: E402
 
 
 def pairs(items, what):
@@ -71,25 +66,30 @@ def main():
     ap.add_argument("--job", default="0/1")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
     ji, jn = (int(x) for x in a.job.split("/"))
     held, sets = pairs(a.held, "--held"), pairs(a.set, "--set")
-    model = load_model(a.model)
-    vocab = model.get_input_embeddings().num_embeddings if hasattr(model, "get_input_embeddings") \
-        else next(m for m in model.modules() if isinstance(m, torch.nn.Embedding)).num_embeddings
     hrows, fp = {}, None
     for d, p in held.items():
         meta, hrows[d] = read_rows(p)
         fp = fp or meta.get("tokenizer_fp")
     loaded = {}
-    try:
+    try:  # the tokenizers first: torch and the model take a while to load
         for name, p in sets.items():
-            meta, rows = read_rows(p)
-            check_vocab(p, meta, rows, vocab, fp)
-            loaded[name] = rows
+            meta, loaded[name] = read_rows(p)
+            check_vocab(p, meta, loaded[name], None, fp)
+        import torch
+        from evaluate import Reference, batches_of
+        from hessians import load_model
+        from sequential import quantize_model
+        torch.set_num_threads(1)
+        torch.use_deterministic_algorithms(True)
+        model = load_model(a.model)
+        vocab = next(m for m in model.modules() if isinstance(m, torch.nn.Embedding)).num_embeddings
+        for name, p in sets.items():
+            check_vocab(p, {}, loaded[name], vocab)
     except SetError as e:
         sys.exit(f"quality.py: {e}")
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     done = {}  # what this or an earlier run (any --job) has written beside --out
     for p in glob.glob(os.path.join(os.path.dirname(os.path.abspath(a.out)), "*.jsonl")):
         for line in open(p):

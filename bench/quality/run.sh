@@ -28,9 +28,9 @@ PY=/usr/bin/python3
 DOMAINS="web wiki code multilingual technical stories"
 if [ -n "${SETS:-}" ]; then : "${SELECTORS=}"; fi
 if [ "${SIZE:-}" = tiny ]; then  # seconds: the harness's own test
-  : "${VOCAB:=512}" "${COVERAGE:=0.98}" "${DIM:=32}" "${LAYERS:=2}" "${HEADS:=2}" "${STEPS:=30}" "${BATCH:=8}"
+  : "${VOCAB:=512}" "${COVERAGE:=0.98}" "${DIM:=32}" "${LAYERS:=2}" "${HEADS:=2}" "${STEPS:=100}" "${BATCH:=8}"
   : "${LENGTH:=64}" "${ROWS:=12}" "${HELD:=4}" "${SEEDS:=0}" "${SAMPLE:=3}"
-  : "${SELECTORS=wiki code blend}" "${BITS:=3 8}"
+  : "${SELECTORS=code stories blend}" "${BITS:=3}" "${POOL_SHARDS:=2 3}"
 fi
 : "${VOCAB:=4096}" "${DIM:=128}" "${LAYERS:=4}" "${HEADS:=4}" "${STEPS:=300}" "${BATCH:=16}"
 : "${LENGTH:=256}" "${ROWS:=48}" "${HELD:=16}" "${SEEDS:=0 1 2 3 4}" "${BITS:=3 4}" "${JOBS:=1}"
@@ -38,6 +38,7 @@ likes=$(for d in $DOMAINS; do printf ' like-%s' "$d"; done)
 : "${SELECTORS=wiki random stratify blend kmeans kmeans-embed kcenter$likes}"
 Q=${QUALITY_DIR:-$ROOT/build/quality${SIZE:+-$SIZE}}
 export Q VOCAB LENGTH HELD DOMAINS ROWS SEEDS SELECTORS
+[ -n "${POOL_SHARDS:-}" ] && export POOL_SHARDS
 [ -n "${SAMPLE:-}" ] && export SAMPLE
 [ -n "${COVERAGE:-}" ] && export COVERAGE
 if [ -n "${MODEL:-}" ]; then

@@ -26,6 +26,52 @@ from calio import read_rows, st_write  # noqa: E402
 from model import QualityLM  # noqa: E402
 
 
+def train(data, vocab, d=128, f=0, layers=4, heads=4, steps=300, batch=16, lr=3e-3, seed=0, log=None):
+    """The trained QualityLM (eval mode) and its losses, from data (int64
+    tensor [rows, length]): the same result for the same arguments."""
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(seed)
+    f = f or -(-8 * d // 3 // 32) * 32
+    model = QualityLM(vocab, d, f, layers, heads)
+    decay = [p for p in model.parameters() if p.dim() == 2]
+    other = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": other, "weight_decay": 0.0}],
+                            lr=lr, betas=(0.9, 0.95))
+    warm = max(1, steps // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / warm if s < warm else 0.1 + 0.45 * (1 + math.cos(math.pi * (s - warm) / max(1, steps - warm))))
+    gen = torch.Generator().manual_seed(seed)
+    t0, losses = time.process_time(), []
+    for step in range(steps):
+        x = data[torch.randint(0, len(data), (batch,), generator=gen)]
+        logits = model(x[:, :-1])
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, vocab), x[:, 1:].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses.append(round(loss.item(), 4))
+        if log and (step % 50 == 0 or step == steps - 1):
+            log(f"train.py: step {step} loss {loss.item():.3f} ({time.process_time() - t0:.0f} s CPU)")
+    return model.eval(), losses
+
+
+def read_training_rows(paths, vocab):
+    """The unpadded rows of the streams as one int64 tensor [rows, length]."""
+    rows = []
+    for p in paths:
+        meta, r = read_rows(p)
+        rows += [ids for _, ids, mask in r if mask is None]
+    if not rows or len({len(r) for r in rows}) != 1:
+        sys.exit("train.py: the training rows must be unpadded and of one length")
+    data = torch.as_tensor(np.stack(rows))
+    if int(data.max()) >= vocab:
+        sys.exit(f"train.py: token id {int(data.max())} is outside --vocab {vocab}")
+    return data
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", nargs="+", required=True, help="cal-streams of ROW records to train on")
@@ -40,42 +86,10 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    torch.manual_seed(a.seed)
-    rows = []
-    for p in a.rows:
-        meta, r = read_rows(p)
-        rows += [ids for _, ids, mask in r if mask is None]
-    if not rows or len({len(r) for r in rows}) != 1:
-        sys.exit("train.py: the training rows must be unpadded and of one length")
-    data = torch.as_tensor(np.stack(rows))
-    if int(data.max()) >= a.vocab:
-        sys.exit(f"train.py: token id {int(data.max())} is outside --vocab {a.vocab}")
-    f = a.f or -(-8 * a.d // 3 // 32) * 32
-    model = QualityLM(a.vocab, a.d, f, a.layers, a.heads)
-    decay = [p for p in model.parameters() if p.dim() == 2]
-    other = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": other, "weight_decay": 0.0}],
-                            lr=a.lr, betas=(0.9, 0.95))
-    warm = max(1, a.steps // 20)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / warm if s < warm else 0.1 + 0.45 * (1 + math.cos(math.pi * (s - warm) / max(1, a.steps - warm))))
-    gen = torch.Generator().manual_seed(a.seed)
-    t0, losses = time.process_time(), []
-    for step in range(a.steps):
-        x = data[torch.randint(0, len(data), (a.batch,), generator=gen)]
-        logits = model(x[:, :-1])
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, a.vocab), x[:, 1:].reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        losses.append(round(loss.item(), 4))
-        if step % 50 == 0 or step == a.steps - 1:
-            print(f"train.py: step {step} loss {loss.item():.3f} ({time.process_time() - t0:.0f} s CPU)", file=sys.stderr)
-    model.eval()
+    data = read_training_rows(a.rows, a.vocab)
+    t0 = time.process_time()
+    model, losses = train(data, a.vocab, a.d, a.f, a.layers, a.heads, a.steps, a.batch, a.lr, a.seed,
+                          log=lambda m: print(m, file=sys.stderr))
     tmp = a.output + ".tmp"
     torch.save(model, tmp)
     os.replace(tmp, a.output)

@@ -17,7 +17,13 @@
 set -eu
 : "${Q:?}" "${LENGTH:?}" "${VOCAB:?}" "${HELD:?}" "${DOMAINS:?}"
 HERE=$(cd "$(dirname "$0")" && pwd)
-D=$Q/data
+# A tokenizer file given by a relative path, before moving: everything runs
+# in $Q on relative paths, so that the files (their stage lines, the
+# tokenizer's bytes) do not depend on where $Q is.
+case ${TOKENIZER:-} in '' | /*) ;; *) [ -e "$TOKENIZER" ] && TOKENIZER=$(pwd)/$TOKENIZER ;; esac
+mkdir -p "$Q"
+cd "$Q"
+D=data
 # SAMPLE=N, POOL_SHARDS (the small run of make check): N documents of each
 # shard, the pool from those shards alone.
 sample=${SAMPLE:+--sample $SAMPLE}
@@ -25,10 +31,10 @@ sample=${SAMPLE:+--sample $SAMPLE}
 tokid=${TOKENIZER:-spm vocab=$VOCAB coverage=${COVERAGE:-0.9995}}
 [ -f "${TOKENIZER:-/}" ] && tokid="$tokid $(sha256sum <"$TOKENIZER" | cut -c1-16)"
 conf="domains=$DOMAINS sample=${SAMPLE:-all} pool=${POOL_SHARDS:-2-7} tokenizer=$tokid length=$LENGTH held=$HELD"
-if [ "$(cat "$Q/data.conf" 2>/dev/null)" != "$conf" ]; then
-  rm -rf "$D" "$Q/tok.model"
+if [ "$(cat data.conf 2>/dev/null)" != "$conf" ]; then
+  rm -rf "$D" tok.model
   mkdir -p "$D"
-  echo "$conf" >"$Q/data.conf"
+  echo "$conf" >data.conf
 fi
 
 if [ ! -f "$D/text.done" ]; then
@@ -48,16 +54,16 @@ fi
 if [ -n "${TOKENIZER:-}" ]; then
   TOK=$TOKENIZER
 else
-  TOK=$Q/tok.model
+  TOK=./tok.model
   if [ ! -f "$TOK" ]; then
     # One sentence a line for spm_train; blank lines carry nothing.
     for d in $DOMAINS; do cal-cat --text "$D/pool.$d.txt.cal"; done | grep -v '^[[:space:]]*$' >"$D/spm.txt"
-    spm_train --input="$D/spm.txt" --model_prefix="$Q/tok.tmp" --vocab_size="$VOCAB" --model_type=bpe \
+    spm_train --input="$D/spm.txt" --model_prefix=tok.tmp --vocab_size="$VOCAB" --model_type=bpe \
       --byte_fallback=true --character_coverage="${COVERAGE:-0.9995}" --num_threads=1 --random_seed=1 \
       --input_sentence_size=200000 --shuffle_input_sentence=true --max_sentence_length=8192 \
       --minloglevel=2 >"$D/spm.log" 2>&1 || { cat "$D/spm.log" >&2; exit 1; }
-    mv "$Q/tok.tmp.model" "$TOK"
-    rm -f "$Q/tok.tmp.vocab" "$D/spm.txt"
+    mv tok.tmp.model "$TOK"
+    rm -f tok.tmp.vocab "$D/spm.txt"
   fi
 fi
 

@@ -37,6 +37,8 @@ fi
 likes=$(for d in $DOMAINS; do printf ' like-%s' "$d"; done)
 : "${SELECTORS=wiki random stratify blend kmeans kmeans-embed kcenter$likes}"
 Q=${QUALITY_DIR:-$ROOT/build/quality${SIZE:+-$SIZE}}
+mkdir -p "$Q"
+Q=$(cd "$Q" && pwd)
 export Q VOCAB LENGTH HELD DOMAINS ROWS SEEDS SELECTORS
 [ -n "${POOL_SHARDS:-}" ] && export POOL_SHARDS
 [ -n "${SAMPLE:-}" ] && export SAMPLE
@@ -46,7 +48,6 @@ if [ -n "${MODEL:-}" ]; then
   [ -f "$MODEL" ] || { echo "run.sh: $MODEL: no such model file" >&2; exit 2; }
   export TOKENIZER
 fi
-mkdir -p "$Q"
 
 sh "$HERE/prepare.sh"
 if [ -n "${MODEL:-}" ]; then

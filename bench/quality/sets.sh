@@ -16,8 +16,9 @@
 # a line saying so. A set already made is kept (remove $Q/sets to redo).
 set -eu
 : "${Q:?}" "${LENGTH:?}" "${ROWS:?}" "${SEEDS:?}" "${DOMAINS:?}" "${SELECTORS:?}"
-D=$Q/data
-S=$Q/sets
+cd "$Q"  # relative paths in the stage lines (see prepare.sh)
+D=data
+S=sets
 mkdir -p "$S"
 ndom=$(echo "$DOMAINS" | wc -w)
 # Stratify's buckets: LENGTH/4, LENGTH/2, LENGTH (the last takes the longer
@@ -46,7 +47,7 @@ make_set() {  # SELECTOR SEED OUT
     kmeans | kmeans-embed | kcenter | like-*)
       case $sel in
         kmeans) opt="--method kmeans" ;;
-        kmeans-embed) opt="--method kmeans --features embed --embed $Q/model.pt.embed.safetensors" ;;
+        kmeans-embed) opt="--method kmeans --features embed --embed model.pt.embed.safetensors" ;;
         kcenter) opt="--method kcenter" ;;
         like-*) opt="--like $D/target.${sel#like-}.chunks.cal" ;;
       esac

@@ -1,5 +1,7 @@
 # calkit - build, test, install. See README.md.
 #   make              build every program into $(BIN) (default bin/)
+#   make check-llama  calkit against llama.cpp's llama-imatrix/llama-quantize
+#                     (builds llama.cpp into build/llama first; minutes)
 #   make check        build and run the test suite (SANITIZE=1: ASan+UBSan),
 #                     CAL_JOBS tests at a time (default: all processors);
 #                     TESTS=pattern runs the tests whose file name holds it
@@ -23,7 +25,7 @@ DESTDIR ?=
 CC      ?= cc
 CXX     ?= c++
 
-PKGS := libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson
+PKGS := libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson liblzma
 
 ifeq ($(SANITIZE),1)
   OBJ  := build/obj-san
@@ -56,7 +58,8 @@ CPPFLAGS += -Ilib -D_POSIX_C_SOURCE=200809L
 PREFIX_STAMP := $(OBJ)/prefix.$(subst /,_,$(PREFIX)).stamp
 ALL_CFLAGS   = -std=c11 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CFLAGS)
 ALL_CXXFLAGS = -std=c++17 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CXXFLAGS)
-LDLIBS_ALL   = $(PKG_LIBS) -lstdc++ -lm -lpthread
+# libbz2: Debian's libbz2-dev ships no pkg-config file.
+LDLIBS_ALL   = $(PKG_LIBS) -lbz2 -lstdc++ -lm -lpthread
 
 # lib/LAYER/*.c: the layers are listed (and checked) in lib/README.md.
 LIB_C      := $(sort $(wildcard lib/*/*.c))
@@ -82,7 +85,7 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(OBJ)/tests/%)
 DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
-.PHONY: all deps check install uninstall clean corpora tokenizers bench bundle fuzz setup demo
+.PHONY: all deps check check-llama install uninstall clean corpora tokenizers bench bundle fuzz setup demo
 .DELETE_ON_ERROR:
 
 all: deps-quiet $(PROGS)
@@ -114,6 +117,15 @@ $(OBJ)/lib/stats/hessian.o $(OBJ)/lib/stats/sketch.o: OPT += -O3
 
 $(OBJ)/lib/base/datadir.o: CPPFLAGS += -DCAL_DATADIR='"$(PREFIX)/share/calkit"'
 $(OBJ)/lib/base/datadir.o: $(PREFIX_STAMP)
+
+# Prepared tokenizer images (lib/tok/cache.h) are keyed by a hash of the
+# sources that build them: a changed engine never reads an older image.
+TOK_SRC_ID := $(shell cat lib/tok/*.c lib/tok/*.h lib/tok/*.cc 2>/dev/null | cksum | cut -d' ' -f1)
+TOK_ID_STAMP := $(OBJ)/tokid.$(TOK_SRC_ID).stamp
+$(OBJ)/lib/tok/cache.o: CPPFLAGS += -DCAL_TOK_BUILD='"$(TOK_SRC_ID)"'
+$(OBJ)/lib/tok/cache.o: $(TOK_ID_STAMP)
+$(TOK_ID_STAMP):
+	@mkdir -p $(@D) && rm -f $(OBJ)/tokid.*.stamp && touch $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -162,6 +174,17 @@ check: deps-quiet $(PROGS) $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_REPLAY)
 	@sh corpora/build.sh
 	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi
 	@CAL_BIN=$(abspath $(BIN)) CAL_UNIT=$(abspath $(OBJ)/tests) CAL_SANITIZE=$(SANITIZE) \
+	  sh tests/run.sh
+
+# calkit against llama.cpp's own programs (tests/llama/): builds llama.cpp
+# from the git bundle in npm node-llama-cpp first (scripts/build-llama.sh,
+# minutes; into build/llama, never into git). Not part of make check or CI.
+check-llama: deps-quiet $(PROGS)
+	@sh scripts/deps.sh test
+	@sh corpora/build.sh
+	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi
+	@sh scripts/build-llama.sh
+	@CAL_BIN=$(abspath $(BIN)) CAL_UNIT=/nonexistent CAL_EXTRA_TESTS="tests/llama/*.sh" TESTS=test_llama \
 	  sh tests/run.sh
 
 corpora: $(PROGS)

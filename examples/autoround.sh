@@ -1,7 +1,8 @@
 #!/bin/sh
-# autoround.sh - auto-round's default calibration set, as auto-round 0.4-0.5
-# makes it (auto_round/calib_dataset.py: get_pile_dataset and
-# get_dataloader): the dataset (NeelNanda/pile-10k) shuffled with
+# autoround.sh - auto-round's default calibration set, as auto-round 0.4-0.15
+# makes it (auto_round/calib_dataset.py get_pile_dataset and the filter of
+# get_dataset, read at commit b9f3d0079d01, 0.15.0; AutoRound's defaults
+# nsamples=128, seqlen=2048): the dataset (NeelNanda/pile-10k) shuffled with
 # Dataset.shuffle(seed=42); each text encoded with the tokenizer's special
 # tokens and truncated to LENGTH (2048); texts shorter than LENGTH dropped,
 # and those whose last token occurs more than LENGTH/2 times in the row
@@ -12,7 +13,7 @@
 #           --max-repeat LENGTH/2 -n ROWS
 #
 # The corpus is a pile-10k style JSON Lines or Parquet file (-i FILE) or by
-# default the built-in web corpus.
+# default the built-in prose corpus (alias web, the stand-in for pile-10k).
 # Remaining differences: too few rows is an error (auto-round gives fewer);
 # a tokenizer that adds EOS keeps it when auto-round truncates, and loses it
 # here; the mixing syntax (dsA:num=256,dsB) and chat templates are not

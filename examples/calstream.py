@@ -47,7 +47,7 @@ def xxh3(b, seed=0):
 
 MAGIC = b"\x89CAL\r\n\x1a\n"
 TEXT, TOKENS, ROW, VECTORS, END = 1, 2, 3, 4, 5
-NOISE, MASK = 1, 2          # ROW flags
+NOISE, MASK, ROLE = 1, 2, 4  # ROW flags (ROLE: a role mask, 1 = the assistant's output)
 F32, F16, BF16 = 1, 2, 3    # VECTORS dtypes
 
 
@@ -57,11 +57,16 @@ def _sum(b):
 
 # ---- writing -------------------------------------------------------------
 
-def header(meta, version=1):
-    """meta: (key, value) pairs in order; values are escaped (\\\\ and \\n)."""
+CONTINUES = 1               # header flag: continues the stream before it (a trailer)
+
+
+def header(meta, version=1, flags=0):
+    """meta: (key, value) pairs in order; values are escaped (\\\\ and \\n).
+    flags: CONTINUES for a header that continues the stream (its writer's
+    metadata grew: the trailer that says what was dropped)."""
     m = "".join("%s=%s\n" % (k, str(v).replace("\\", "\\\\").replace("\n", "\\n"))
                 for k, v in meta).encode()
-    return _sum(MAGIC + struct.pack("<HHI", version, 0, len(m)) + m)
+    return _sum(MAGIC + struct.pack("<HHI", version, flags, len(m)) + m)
 
 
 def record(kind, label, rid, payload):
@@ -74,11 +79,13 @@ def tokens_payload(ids):
     return struct.pack("<%dI" % len(ids), *ids)
 
 
-def row_payload(ids, mask=None, flags=0):
-    p = struct.pack("<II", len(ids), flags | (MASK if mask is not None else 0))
+def row_payload(ids, mask=None, flags=0, role=None):
+    p = struct.pack("<II", len(ids), flags | (MASK if mask is not None else 0) | (ROLE if role is not None else 0))
     p += tokens_payload(ids)
     if mask is not None:
         p += bytes(mask)
+    if role is not None:
+        p += bytes(role)
     return p
 
 
@@ -156,7 +163,9 @@ def _parse(path, verify=True):
     i, seg = 0, 0
     while i < len(data):
         if data[i:i + 8] == MAGIC:
-            (n,) = struct.unpack_from("<I", data, i + 12)
+            flags, n = struct.unpack_from("<HI", data, i + 10)
+            if flags & ~CONTINUES:
+                raise ValueError("%s: byte %d: unknown header flags %#x" % (path, i + 10, flags))
             e = i + 16 + n
             if verify and data[e:e + 8] != struct.pack("<Q", xxh3(data[i:e])):
                 raise ValueError("%s: byte %d: bad header checksum" % (path, i))
@@ -213,7 +222,8 @@ def read(path):
             n, flags = struct.unpack_from("<II", p)
             r["ids"] = list(struct.unpack_from("<%dI" % n, p, 8))
             r["flags"] = flags
-            r["mask"] = list(p[8 + 4 * n:]) if flags & MASK else None
+            r["mask"] = list(p[8 + 4 * n:8 + 5 * n]) if flags & MASK else None
+            r["role"] = list(p[len(p) - n:]) if flags & ROLE else None
         else:
             r["payload"] = p
         recs.append(r)

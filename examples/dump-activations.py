@@ -7,11 +7,13 @@ model as a cal-stream of VECTORS records on stdout, for cal-hessian:
     python3 dump-activations.py --model model.pt --layer model.layers.0.mlp.down_proj \\
         --input-ids ids.npy | cal-hessian -o h.safetensors
 
---model is a whole pickled model (torch.save(model)) or a TorchScript file.
+--model is a whole pickled model (torch.save(model)); a TorchScript file is
+refused: its layers are no torch.nn.Linear and take no forward hooks.
 --all-linear hooks every torch.nn.Linear (in a transformers Llama, Qwen,
 Gemma or Mistral model: model.layers.N.self_attn.{q,k,v,o}_proj,
-model.layers.N.mlp.{gate,up,down}_proj, MoE experts, lm_head); --layer names
-one submodule (model.named_modules()) and may be repeated. Each forward call
+model.layers.N.mlp.{gate,up,down}_proj, MoE experts) but lm_head, which
+llama-imatrix leaves out too unless --process-output; --layer names one
+submodule (model.named_modules()) and may be repeated. Each forward call
 of a hooked module writes one VECTORS record per row of the batch (an
 imatrix chunk), labelled with the module's name
 (cal-hessian --by-label accumulates per label, --gguf-names maps the names to
@@ -151,7 +153,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, help="torch.save()d model or TorchScript file")
     ap.add_argument("--layer", action="append", help="submodule whose inputs are written (repeatable)")
-    ap.add_argument("--all-linear", action="store_true", help="hook every torch.nn.Linear")
+    ap.add_argument("--all-linear", action="store_true", help="hook every torch.nn.Linear but lm_head")
+    ap.add_argument("--process-output", action="store_true",
+                    help="--all-linear: lm_head too (output.weight; llama-imatrix --process-output)")
     ap.add_argument("--rows", help="a calkit stream of ROW records (- for stdin)")
     ap.add_argument("--input-ids", help=".npy int64 [rows, len] (cal-cat -o ids.npy)")
     ap.add_argument("--attention-mask", help=".npy of 0/1, same shape: padded positions are dropped")
@@ -166,7 +170,9 @@ def main():
     import torch
 
     try:
-        model = torch.jit.load(a.model)
+        torch.jit.load(a.model)
+        sys.exit(f"dump-activations.py: {a.model} is TorchScript, whose layers take no forward hooks: "
+                 "save the model itself with torch.save(model)")
     except RuntimeError:
         model = torch.load(a.model)
     model.eval()
@@ -183,7 +189,13 @@ def main():
         meta = {"source": meta["source"], "layer": a.layer[0], "stage": meta["stage"]}
     w = CalStreamWriter(sys.stdout.buffer, meta)
     cur = {}
-    hook_layers(model, w, None if a.all_linear else a.layer, a.dtype, keep=lambda: cur.get("mask"))
+    names = a.layer
+    if a.all_linear:
+        names = [n for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)
+                 and (a.process_output or n.split(".")[-1] != "lm_head")]
+        if not names:
+            sys.exit("dump-activations.py: the model has no torch.nn.Linear modules")
+    hook_layers(model, w, names, a.dtype, keep=lambda: cur.get("mask"))
     try:
         takes_mask = "attention_mask" in inspect.signature(model.forward).parameters
     except (TypeError, ValueError):

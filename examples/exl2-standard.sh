@@ -1,7 +1,8 @@
 #!/bin/sh
 # exl2-standard.sh - EXL2's standard calibration sets from the built-in
 # corpora, as exllamav2 0.2.x makes them (conversion/tokenize.py,
-# get_standard_calibration): the measurement set (19 rows) and the
+# get_standard_calibration; read at commit b9c025b4b1ee, 0.2.7): the
+# measurement set (19 rows) and the
 # quantization set (115 rows) of ctx = min(2048, LENGTH) tokens, each written
 # as DIR/{measurement,quantization}/cal_data.safetensors (tensor input_ids,
 # int64 [rows, ctx]), as exllamav2 writes them. With -i FILE.parquet, its

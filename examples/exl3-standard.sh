@@ -1,6 +1,7 @@
 #!/bin/sh
 # exl3-standard.sh - EXL3's default calibration set as exllamav3 0.0.x makes
-# it (conversion/calibration_data.py, get_default_calibration): ROWS (250)
+# it (conversion/calibration_data.py, get_default_calibration; read at
+# commit 4f8ad0121f48, 1.4.1): ROWS (250)
 # rows of LENGTH (2048) tokens allocated by weight, each source
 # max(1, int(w/135*ROWS)) rows, the random rows the rest.
 #

@@ -15,9 +15,14 @@
 # Several machines: GNU parallel runs the shards over ssh with -S, e.g.
 #   PARALLEL_HOSTS=2/host1,2/host2,: sh examples/fanout.sh
 # runs 2 jobs on host1, 2 on host2 and the rest here; each host needs
-# calkit on its PATH, the corpus and the tokenizer at the same paths, and
-# --return/--cleanup bring the shard files back (shards are written in the
-# remote login directory, then copied here and removed there).
+# calkit on its PATH, the corpus and the tokenizer at the same paths (--env
+# passes TOK, CORPUS and PATH along), and rsync: --return/--cleanup bring
+# the shard files back (written in the remote login directory, then copied
+# here and removed there). --halt now,fail=1 stops at the first failed
+# shard; should one be missing anyway, the merge (cal-shuffle --by-id)
+# refuses the set and names it, as it refuses shards made from another
+# build of the corpus (cal-stream(5), SHARDS). On a Slurm cluster:
+# examples/slurm-array.sh.
 #
 # Usage: fanout.sh [-t TOKENIZER] [-c CORPUS] [-k SHARDS] [-j JOBS] [-n ROWS] [-l LENGTH] [-o DIR]
 . "$(dirname "$0")/common.sh"
@@ -42,7 +47,7 @@ check_tokenizer
 shard='cal-read --shard {}/'"$SHARDS"' "$CORPUS" | cal-encode -j 1 -t "$TOK" -o shard.{}'
 serial_tokens() { cal-read "$CORPUS" | cal-encode -t "$TOK" -o "$WORK/all.tok"; }
 hosts=
-[ -n "${PARALLEL_HOSTS:-}" ] && hosts="-S $PARALLEL_HOSTS --return shard.{} --cleanup"
+[ -n "${PARALLEL_HOSTS:-}" ] && hosts="-S $PARALLEL_HOSTS --env TOK --env CORPUS --env PATH --return shard.{} --cleanup"
 i=0 list=
 while [ $i -lt "$SHARDS" ]; do list="$list $i"; i=$((i + 1)); done
 t0=$(date +%s)

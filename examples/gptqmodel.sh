@@ -1,7 +1,8 @@
 #!/bin/sh
-# gptqmodel.sh - GPTQModel's calibration rows, as GPTQModel 4.x-5.x
+# gptqmodel.sh - GPTQModel's calibration rows, as GPTQModel 4.x-7.3
 # prepares a list of texts (utils/calibration.py prepare_calibration_dataset,
-# quantize(calibration_dataset_sort="desc")): the first DOCS (1024) texts,
+# quantize(calibration_sort="desc", calibration_data_min_length=10), read at
+# commit f4c327a17eb3, 7.3.4): the first DOCS (1024) texts,
 # each encoded with the tokenizer's special tokens and trimmed to LENGTH
 # (the model's max_position_embeddings, default 2048); rows of 10 tokens or
 # fewer dropped (GPTQModel warns, here they are counted); the rest sorted by
@@ -14,7 +15,8 @@
 # padded to LENGTH with the pad id (else EOS) and carries the attention mask,
 # which excludes the padding as GPTQModel does.
 # The corpus is a JSON Lines or Parquet file (-i FILE; GPTQModel's example
-# takes C4's en/c4-train.00001-of-01024) or by default the built-in web corpus.
+# takes C4's en/c4-train.00001-of-01024) or by default the built-in prose
+# corpus (alias web).
 # Remaining differences: -S asc|input for the other orders (GPTQModel's
 # "shuffle" draws from an unseeded generator); concatenation into fixed rows
 # (calibration_dataset_concat_size) is cal-pack's concat mode.

@@ -14,11 +14,13 @@
 #include "base/progress.h"
 #include "rows/blend.h"
 #include "rows/source.h"
+#include "stream/drops.h"
+#include "stream/shards.h"
 #include "stream/stream.h"
 
 #define QUEUE_BYTES (64u << 20) /* per source, before its reader waits */
 
-enum { O_GROUPED = 256, O_CYCLE, O_SEED, O_PROGRESS, O_RNG };
+enum { O_GROUPED = 256, O_CYCLE, O_SEED, O_PROGRESS, O_RNG, O_PARTIAL };
 
 static const cal_opt opts[] = {
     {'n', "total", "N", CAL_STAGE, "total records; split among the sources without rows=\n"
@@ -29,6 +31,8 @@ static const cal_opt opts[] = {
     {0, "seed", "S", CAL_STAGE, "seed of the interleave schedule (default 0)", O_SEED},
     {0, "rng", "KIND", CAL_STAGE, "generator of the schedule: calkit (default), python,\nnumpy or torch", O_RNG},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of standard output", 0},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently "
+     "(warned; see cal-stream(5))", O_PARTIAL},
     {'v', "verbose", NULL, 0, "one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "progress on standard error", O_PROGRESS},
     {0},
@@ -39,7 +43,8 @@ static const cal_prog prog = {
     "FILE[:rows=N|:weight=W][:label=NAME]; FILE may be '-', a named pipe or a\n"
     "process substitution.",
     opts,
-    NULL,
+    "Records repeated by --cycle are reported on standard error, even without -v,\n"
+    "and recorded in the stream's trailer with what every source dropped.\n",
 };
 
 static cal_blend_spec *spec;
@@ -75,7 +80,7 @@ static int emit(size_t i) {
 
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
-    int have_total = 0, grouped = 0, cycle = 0, verbose = 0, show_progress = 0;
+    int have_total = 0, grouped = 0, cycle = 0, verbose = 0, show_progress = 0, partial = 0;
     uint64_t total = 0, seed = 0;
     cal_rng_kind kind = CAL_RNG_CALKIT;
     const char *out = NULL;
@@ -91,6 +96,7 @@ int main(int argc, char **argv) {
         case O_SEED: seed = cal_parse_u64(a.name, a.val, 0, UINT64_MAX); break;
         case O_PROGRESS: show_progress = 1; break;
         case O_RNG: kind = cal_rng_kind_opt(a.name, a.val); break;
+        case O_PARTIAL: partial = 1; break;
         }
     }
     nspec = (size_t)a.noperands;
@@ -106,6 +112,7 @@ int main(int argc, char **argv) {
     if (cal_blend_allocate(spec, nspec, have_total, total, grouped, err, sizeof err)) cal_usage_error("%s", err);
 
     sources = cal_sources_new(nspec, QUEUE_BYTES);
+    if (partial) cal_sources_allow_partial(sources);
     for (size_t i = 0; i < nspec; i++)
         cal_sources_start(sources, i, spec[i].path, spec[i].want, cycle, spec[i].label != NULL);
     w = cal_writer_open(out);
@@ -137,20 +144,39 @@ int main(int argc, char **argv) {
         free(counts);
     }
     if (cal_sources_join(sources, err, sizeof err)) cal_die("%s", err);
-    cal_writer_close(w);
-    cal_progress_done(&progress);
+    cal_drops drops = {0};
+    cal_shards *shards = cal_shards_new(); /* shards of one fan-out split over several sources meet here */
+    for (size_t i = 0; i < nspec; i++) {
+        if (cal_sources_shards(sources, i)) cal_shards_absorb(shards, cal_sources_shards(sources, i));
+        uint64_t cycled;
+        const cal_meta *fm = cal_sources_final_meta(sources, i, &cycled);
+        if (fm && !cal_meta_merge(m = cal_writer_meta(w), fm, err, sizeof err)) cal_die("%s: %s", spec[i].path, err);
+        if (!fm) /* a pipe not read to its end: its trailer never came */
+            cal_meta_setf(cal_writer_meta(w), "stopped", "%s took %llu records of %s and stopped", cal_progname(),
+                          (unsigned long long)cal_sources_got(sources, i), spec[i].path);
+        if (cycled) {
+            char why[300];
+            snprintf(why, sizeof why, "repeated by --cycle: %s has only %llu", spec[i].path,
+                     (unsigned long long)cal_sources_got(sources, i));
+            cal_drops_note(&drops, "records", why, cycled, 0, NULL);
+        }
+    }
+    cal_shards_enforce(shards, 0, partial, "input", cal_writer_meta(w));
+    cal_shards_free(shards);
+    cal_buf b = {0};
     if (verbose) {
-        cal_buf b = {0};
-        cal_buf_addf(&b, "cal-blend: %llu records:", (unsigned long long)done);
+        cal_buf_addf(&b, "%llu records:", (unsigned long long)done);
         for (size_t i = 0; i < nspec; i++) {
             uint64_t n = spec[i].want == CAL_BLEND_ALL ? cal_sources_got(sources, i) : spec[i].want;
             cal_buf_addf(&b, "%s %s %llu", i ? "," : "", spec[i].label ? spec[i].label : spec[i].path,
                          (unsigned long long)n);
         }
-        cal_buf_addf(&b, " (%s, seed %llu)\n", grouped ? "grouped" : "interleaved", (unsigned long long)seed);
-        fputs(b.p, stderr);
-        cal_buf_free(&b);
+        cal_buf_addf(&b, " (%s, seed %llu)", grouped ? "grouped" : "interleaved", (unsigned long long)seed);
     }
+    cal_drops_finish(&drops, w, NULL, b.p);
+    cal_buf_free(&b);
+    cal_writer_close(w);
+    cal_progress_done(&progress);
     cal_sources_free(sources);
     for (size_t i = 0; i < nspec; i++) cal_blend_spec_free(&spec[i]);
     free(spec);

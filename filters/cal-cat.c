@@ -15,24 +15,35 @@
 #include "base/progress.h"
 #include "base/utf8.h"
 #include "io/jsonscan.h"
+#include "io/pqwrite.h"
 #include "io/rowfile.h"
+#include "stats/summary.h"
+#include "stream/shards.h"
 #include "stream/stream.h"
 #include "tok/find.h"
 #include "tok/tokenizer.h"
 
-enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT };
-enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS };
+enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT, M_STATS };
+enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS, O_STATS, O_PLOT, O_PARTIAL, O_BATCH };
 static const cal_opt opts[] = {
+    {0, "summary", NULL, CAL_STAGE, "print what the set is: per label and in total records,\n"
+     "rows, tokens, padding, lengths, BOS/EOS, distinct ids,\nduplicates; what each stage dropped, shards, inputs,\n"
+     "seeds, stages (with --json: one JSON object)", O_STATS},
+    {0, "plot", "FILE.svg", CAL_STAGE, "draw the summary (domain mix, padding, lengths, what\nwas lost) as an SVG picture "
+     "in FILE.svg", O_PLOT},
     {0, "json", NULL, CAL_STAGE, "print the header and each record as one JSON object\nper line", O_JSON},
     {0, "text", NULL, CAL_STAGE, "print the text of TEXT records, each ending in a\nnewline", O_TEXT},
     {0, "check", NULL, CAL_STAGE, "verify every header and checksum; print counts per\nkind", O_CHECK},
     {0, "pass", NULL, CAL_STAGE, "verify and copy the stream unchanged to standard\noutput", O_PASS},
-    {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy (+ .mask.npy), .npz, .jsonl; or\n"
-     "copy the stream to OUT.cal", 0},
+    {'o', "output", "OUT", 0, "write ROW records to OUT by its extension:\n.safetensors, .npy (+ .mask.npy), .npz, .jsonl; TEXT\n"
+     "records to OUT.parquet (one string column, text, as\nexllamav2's -c reads it); or copy the stream to OUT.cal", 0},
+    {0, "batch", "N", 0, "with -o .safetensors, .npz or .jsonl: rows in batches\nof N, each padded to its longest row (GPTQModel's\ncollate_data)", O_BATCH},
     {0, "import", "FILE", CAL_STAGE, "read a .safetensors, .npy or .jsonl file of rows and\n"
      "write it as a cal-stream of ROW records (stdout or\n-o OUT.cal)", O_IMPORT},
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "decode TOKENS and ROW records with TOKENIZER (a\n"
      "model folder, a tokenizer.json, a .model or a NAME as\nin cal-encode): in the previews, in --json (\"text\")\nand in --text", 0},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently "
+     "(warned; see cal-stream(5))", O_PARTIAL},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
     {0},
@@ -47,18 +58,23 @@ static const cal_prog prog = {
 };
 
 typedef struct {
-    int mode, verbose, progress;
-    const char *out, *import;
+    int mode, verbose, progress, json, partial;
+    const char *out, *import, *plot;
     cal_rf_type out_type;
+    int parquet; /* -o OUT.parquet: TEXT records */
     const char *tokenizer;
     cal_tok *tok; /* -t: decodes TOKENS and ROW records */
+    uint64_t batch; /* --batch */
 } options;
 
 static void parse_args(options *o, cal_args *a, int argc, char **argv) {
     int nmode = 0;
     cal_args_init(a, &prog, argc, argv);
     for (int c; (c = cal_args_next(a)) != -1;) switch (c) {
-        case O_JSON: o->mode = M_JSON, nmode++; break;
+        case O_JSON: o->json = 1; break;
+        case O_STATS: o->mode = M_STATS, nmode++; break;
+        case O_PLOT: o->plot = a->val; break;
+        case O_PARTIAL: o->partial = 1; break;
         case O_TEXT: o->mode = M_TEXT, nmode++; break;
         case O_CHECK: o->mode = M_CHECK, nmode++; break;
         case O_PASS: o->mode = M_PASS, nmode++; break;
@@ -67,14 +83,28 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
         case 't': o->tokenizer = a->val; break;
         case 'v': o->verbose = 1; break;
         case O_PROGRESS: o->progress = 1; break;
+        case O_BATCH: o->batch = cal_parse_u64(a->name, a->val, 1, UINT32_MAX); break;
         }
-    if (nmode > 1) cal_usage_error("--json, --text, --check, --pass and -o exclude each other");
+    if (o->json && o->mode == M_SUMMARY) o->mode = M_JSON, nmode++;
+    else if (o->json && o->mode != M_STATS) nmode++;
+    if (nmode > 1) cal_usage_error("--summary, --json, --text, --check, --pass and -o exclude each other "
+                                   "(--summary --json is the summary as JSON)");
+    if (o->plot && o->mode != M_SUMMARY && o->mode != M_STATS)
+        cal_usage_error("--plot goes alone or with --summary");
+    if (o->plot) {
+        size_t n = strlen(o->plot);
+        if (n < 4 || strcmp(o->plot + n - 4, ".svg")) cal_usage_error("--plot %s: the name must end in .svg", o->plot);
+        if (o->mode == M_SUMMARY) o->mode = M_STATS;
+    }
     if (o->out) {
         o->out_type = cal_rf_type_of(o->out);
         size_t n = strlen(o->out);
-        if (o->out_type == CAL_RF_NONE && !(n >= 4 && !strcmp(o->out + n - 4, ".cal")) && strcmp(o->out, "-"))
-            cal_usage_error("-o %s: the name must end in .safetensors, .npy, .npz, .jsonl or .cal", o->out);
+        o->parquet = n >= 8 && !strcmp(o->out + n - 8, ".parquet");
+        if (o->out_type == CAL_RF_NONE && !o->parquet && !(n >= 4 && !strcmp(o->out + n - 4, ".cal")) && strcmp(o->out, "-"))
+            cal_usage_error("-o %s: the name must end in .safetensors, .npy, .npz, .jsonl, .parquet or .cal", o->out);
     }
+    if (o->batch && (o->import || o->out_type == CAL_RF_NONE || o->out_type == CAL_RF_NPY))
+        cal_usage_error("--batch goes with -o OUT.safetensors, OUT.npz or OUT.jsonl");
     if (o->tokenizer && o->mode != M_SUMMARY && o->mode != M_JSON && o->mode != M_TEXT)
         cal_usage_error("-t decodes for printing: use it alone, with --json or with --text");
     if (o->import) {
@@ -133,18 +163,28 @@ static void decoded_preview(cal_buf *b, const cal_tok *tok, const cal_rec *r) {
     cal_buf_free(&t);
 }
 
+static size_t ones(const uint8_t *v, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += v[i] != 0;
+    return k;
+}
+
 static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addf(b, "%s %.*s %016llx", cal_kind_name(r->kind), (int)r->label_len, r->label,
                  (unsigned long long)r->id);
     switch (r->kind) {
     case CAL_TEXT: {
-        cal_buf_addf(b, " len=%zu%s ", r->payload_len, (r->flags & CAL_TEXT_CHAT) ? " chat" : "");
-        text_preview(b, (const char *)r->payload, r->payload_len);
+        cal_text_view t = cal_text(r);
+        cal_buf_addf(b, " len=%zu%s", t.n, (r->flags & CAL_TEXT_CHAT) ? " chat" : "");
+        if (t.spans) cal_buf_addf(b, " spans=%u", t.nspans);
+        cal_buf_addc(b, ' ');
+        text_preview(b, t.text, t.n);
         break;
     }
     case CAL_TOKENS:
-        cal_buf_addf(b, " len=%zu", r->payload_len / 4);
-        ids_preview(b, r->payload, r->payload_len / 4);
+        cal_buf_addf(b, " len=%zu", cal_tokens_len(r));
+        if (cal_tokens_role(r)) cal_buf_addf(b, " role(%zu assistant)", ones(cal_tokens_role(r), cal_tokens_len(r)));
+        ids_preview(b, r->payload, cal_tokens_len(r));
         if (tok) decoded_preview(b, tok, r);
         break;
     case CAL_ROW: {
@@ -156,6 +196,7 @@ static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
             for (uint32_t i = 0; i < v.len; i++) pad += !v.mask[i];
             cal_buf_addf(b, " mask(%u padded)", pad);
         }
+        if (v.role) cal_buf_addf(b, " role(%zu assistant)", ones(v.role, v.len));
         if (!(v.flags & CAL_ROW_NOISE)) ids_preview(b, v.ids, v.len);
         if (tok && !(v.flags & CAL_ROW_NOISE)) decoded_preview(b, tok, r);
         break;
@@ -172,6 +213,12 @@ static void summary_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_addc(b, '\n');
 }
 
+static void json_bytes(cal_buf *b, const char *key, const uint8_t *v, size_t n) {
+    cal_buf_addf(b, ",\"%s\":[", key);
+    for (size_t i = 0; i < n; i++) cal_buf_addf(b, i ? ",%u" : "%u", v[i]);
+    cal_buf_addc(b, ']');
+}
+
 static void json_ids(cal_buf *b, const char *key, const uint8_t *ids, size_t n) {
     cal_buf_addf(b, ",\"%s\":[", key);
     for (size_t i = 0; i < n; i++) cal_buf_addf(b, i ? ",%u" : "%u", cal_ld32(ids + 4 * i));
@@ -184,23 +231,29 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_json_put_str(b, r->label, r->label_len);
     cal_buf_addf(b, ",\"id\":\"%016llx\"", (unsigned long long)r->id);
     switch (r->kind) {
-    case CAL_TEXT:
-        cal_buf_addf(b, ",\"len\":%zu%s,\"text\":", r->payload_len, (r->flags & CAL_TEXT_CHAT) ? ",\"chat\":true" : "");
-        cal_json_put_str(b, (const char *)r->payload, r->payload_len);
+    case CAL_TEXT: {
+        cal_text_view t = cal_text(r);
+        cal_buf_addf(b, ",\"len\":%zu%s,\"text\":", t.n, (r->flags & CAL_TEXT_CHAT) ? ",\"chat\":true" : "");
+        cal_json_put_str(b, t.text, t.n);
+        if (t.spans) {
+            cal_buf_add(b, ",\"spans\":[", 10);
+            for (uint32_t i = 0; i < t.nspans; i++)
+                cal_buf_addf(b, "%s[%u,%u]", i ? "," : "", cal_ld32(t.spans + 8 * i), cal_ld32(t.spans + 8 * i + 4));
+            cal_buf_addc(b, ']');
+        }
         break;
+    }
     case CAL_TOKENS:
-        cal_buf_addf(b, ",\"len\":%zu", r->payload_len / 4);
-        json_ids(b, "ids", r->payload, r->payload_len / 4);
+        cal_buf_addf(b, ",\"len\":%zu", cal_tokens_len(r));
+        json_ids(b, "ids", r->payload, cal_tokens_len(r));
+        if (cal_tokens_role(r)) json_bytes(b, "role", cal_tokens_role(r), cal_tokens_len(r));
         break;
     case CAL_ROW: {
         cal_row_view v = cal_row(r);
         cal_buf_addf(b, ",\"len\":%u,\"noise\":%s", v.len, (v.flags & CAL_ROW_NOISE) ? "true" : "false");
         json_ids(b, "ids", v.ids, v.len);
-        if (v.mask) {
-            cal_buf_add(b, ",\"mask\":[", 9);
-            for (uint32_t i = 0; i < v.len; i++) cal_buf_addf(b, i ? ",%u" : "%u", v.mask[i]);
-            cal_buf_addc(b, ']');
-        }
+        if (v.mask) json_bytes(b, "mask", v.mask, v.len);
+        if (v.role) json_bytes(b, "role", v.role, v.len);
         break;
     }
     case CAL_VECTORS: {
@@ -222,11 +275,43 @@ static void json_line(cal_buf *b, const cal_rec *r, const cal_tok *tok) {
     cal_buf_add(b, "}\n", 2);
 }
 
-static void header_out(cal_buf *b, int mode, const char *file, unsigned n, const cal_meta *m) {
+/* -o OUT.jsonl of TEXT records: {"text": ...} per record (what auto-round's
+ * local loader and datasets' json builder read), into b for the caller to
+ * write; the file is opened at the first record. */
+static cal_file *text_line(cal_file *f, const char *path, cal_reader *r, const cal_rec *rec, cal_buf *b) {
+    if (rec->kind != CAL_TEXT)
+        cal_reader_die(r, rec, "expected TEXT records after TEXT records (a .jsonl holds texts or rows), got %s",
+                       cal_kind_name(rec->kind));
+    if (!f) f = cal_file_create(path);
+    cal_text_view t = cal_text(rec);
+    cal_buf_add(b, "{\"text\":", 8);
+    cal_json_put_str(b, t.text, t.n);
+    cal_buf_add(b, "}\n", 2);
+    cal_file_write(f, b->p, b->n);
+    b->n = 0;
+    return f;
+}
+
+/* -o OUT.parquet: a TEXT record's text as one row (its spans left out). */
+static void parquet_text(cal_pqw *pq, cal_reader *r, const cal_rec *rec) {
+    if (rec->kind != CAL_TEXT)
+        cal_reader_die(r, rec, "expected TEXT records to write Parquet, got %s (Parquet holds text; rows go to "
+                       ".safetensors, .npy, .npz or .jsonl)", cal_kind_name(rec->kind));
+    cal_text_view t = cal_text(rec);
+    if (cal_utf8_valid_prefix(t.text, t.n) < t.n)
+        cal_reader_die(r, rec, "TEXT record is not UTF-8 (a Parquet string must be; cal-read repairs text)");
+    cal_pqw_add(pq, t.text, t.n);
+}
+
+/* A header: in --json all of its metadata; on the terminal a header that
+ * continues the stream (a trailer, mostly) shows only what it adds to the
+ * one before it (prev). */
+static void header_out(cal_buf *b, int mode, const char *file, unsigned n, int continues, const cal_meta *m,
+                       const cal_meta *prev) {
     if (mode == M_JSON) {
         cal_buf_add(b, "{\"file\":", 8);
         cal_json_put_str(b, file, strlen(file));
-        cal_buf_addf(b, ",\"header\":%u,\"meta\":[", n);
+        cal_buf_addf(b, ",\"header\":%u,%s\"meta\":[", n, continues ? "\"continues\":true," : "");
         for (size_t i = 0; i < m->n; i++) {
             cal_buf_add(b, i ? ",[" : "[", i ? 2 : 1);
             cal_json_put_str(b, m->key[i], strlen(m->key[i]));
@@ -237,8 +322,12 @@ static void header_out(cal_buf *b, int mode, const char *file, unsigned n, const
         cal_buf_add(b, "]}\n", 3);
         return;
     }
-    cal_buf_addf(b, "# %s: header %u\n", file, n);
+    cal_buf_addf(b, "# %s: header %u%s\n", file, n, continues ? " (continues the stream; what it adds)" : "");
     for (size_t i = 0; i < m->n; i++) {
+        int old = 0;
+        for (size_t k = 0; continues && k < prev->n && !old; k++)
+            old = !strcmp(prev->key[k], m->key[i]) && !strcmp(prev->val[k], m->val[i]);
+        if (old) continue;
         cal_buf_addf(b, "#   %s=", m->key[i]);
         for (const char *p = m->val[i]; *p; p++) {
             if (*p == '\n') cal_buf_add(b, "\\n", 2);
@@ -290,6 +379,8 @@ static void check_fingerprint(const cal_tok *tok, const cal_meta *m, const char 
     }
 }
 
+static void flush_writer(void *w) { cal_writer_flush(w); }
+
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     options o = {0};
@@ -313,20 +404,28 @@ int main(int argc, char **argv) {
     double t0 = cal_now();
     cal_progress pg;
     cal_progress_init(&pg, o.progress);
-    int stream_out = o.mode == M_PASS || (o.mode == M_OUTPUT && o.out_type == CAL_RF_NONE);
+    int stream_out = o.mode == M_PASS || (o.mode == M_OUTPUT && o.out_type == CAL_RF_NONE && !o.parquet);
+    cal_pqw *pq = o.mode == M_OUTPUT && o.parquet ? cal_pqw_open(o.out, "text") : NULL;
+    cal_file *texts = NULL; /* -o OUT.jsonl of TEXT records */
     cal_writer *w = stream_out ? cal_writer_open(o.mode == M_PASS ? "-" : o.out) : NULL;
     cal_rowset *rows = o.mode == M_OUTPUT && o.out_type != CAL_RF_NONE ? cal_rowset_new(o.out_type) : NULL;
-    cal_file *out = (o.mode == M_SUMMARY || o.mode == M_JSON || o.mode == M_TEXT || o.mode == M_CHECK)
+    if (rows && o.batch) cal_rowset_batch(rows, o.batch);
+    cal_file *out = (o.mode == M_SUMMARY || o.mode == M_JSON || o.mode == M_TEXT || o.mode == M_CHECK ||
+                     (o.mode == M_STATS && !o.plot))
                         ? cal_file_create("-") : NULL;
-    cal_meta all = {0};
+    cal_summary *sum = o.mode == M_STATS ? cal_summary_new() : NULL;
+    cal_shards *shards = cal_shards_new(); /* the files' shards, checked together */
+    cal_meta all = {0}, shown = {0}; /* shown: the metadata of the last header printed */
     cal_buf b = {0};
     counts total = {0};
     char err[768];
 
     for (int f = 0; f < nfiles; f++) {
         cal_reader *r = cal_reader_open(files[f]);
+        cal_reader_shards_mode(r, 0, 0, 0);
+        if (w) cal_reader_on_refill(r, flush_writer, w); /* records pass from its buffer (cal_write_raw_lent) */
         const char *name = cal_reader_name(r);
-        unsigned seen = 0;
+        unsigned seen = 0, streams = 0;
         counts c = {0};
         cal_rec rec;
         for (;;) {
@@ -343,8 +442,14 @@ int main(int argc, char **argv) {
                     cal_die_at(name, rc ? rec.offset : cal_reader_offset(r), "%s", err);
                 if (o.tok) check_fingerprint(o.tok, &all, name);
                 if (w && !cal_meta_equal(cal_writer_meta(w), &all)) cal_meta_copy(cal_writer_meta(w), &all);
+                if (sum) {
+                    cal_summary_header(sum, &all, (unsigned)c.headers - (sum->headers - total.headers),
+                                       cal_reader_streams(r) - streams);
+                    streams = cal_reader_streams(r);
+                }
                 if (o.mode == M_SUMMARY || o.mode == M_JSON) {
-                    header_out(&b, o.mode, name, seen, cal_reader_meta(r));
+                    header_out(&b, o.mode, name, seen, cal_reader_continues(r), cal_reader_meta(r), &shown);
+                    cal_meta_copy(&shown, cal_reader_meta(r));
                     cal_file_write(out, b.p, b.n);
                     b.n = 0;
                 }
@@ -358,16 +463,21 @@ int main(int argc, char **argv) {
             case M_JSON: json_line(&b, &rec, o.tok); break;
             case M_TEXT:
                 if (rec.kind == CAL_TEXT) {
-                    cal_file_write(out, rec.payload, rec.payload_len);
-                    if (!rec.payload_len || rec.payload[rec.payload_len - 1] != '\n') cal_file_write(out, "\n", 1);
+                    cal_text_view t = cal_text(&rec);
+                    cal_file_write(out, t.text, t.n);
+                    if (!t.n || t.text[t.n - 1] != '\n') cal_file_write(out, "\n", 1);
                 } else if (o.tok && (rec.kind == CAL_TOKENS || rec.kind == CAL_ROW)) {
                     decoded(&b, o.tok, &rec);
                     if (!b.n || b.p[b.n - 1] != '\n') cal_buf_addc(&b, '\n');
                 }
                 break;
-            case M_PASS: cal_write_raw(w, &rec); break;
+            case M_PASS: cal_write_raw_lent(w, &rec); break;
+            case M_STATS: cal_summary_add(sum, &rec); break;
             case M_OUTPUT:
-                if (w) cal_write_raw(w, &rec);
+                if (pq) parquet_text(pq, r, &rec);
+                else if (w) cal_write_raw_lent(w, &rec);
+                else if (o.out_type == CAL_RF_JSONL && (texts || (rec.kind == CAL_TEXT && !cal_rowset_rows(rows))))
+                    texts = text_line(texts, o.out, r, &rec, &b);
                 else cal_rowset_add(rows, r, &rec);
                 break;
             }
@@ -377,6 +487,7 @@ int main(int argc, char **argv) {
             }
         }
         if (o.mode == M_CHECK) check_line(out, name, &c, cal_reader_offset(r));
+        cal_shards_absorb(shards, cal_reader_shards(r));
         total.bytes += cal_reader_offset(r);
         total.records += c.records;
         total.headers += c.headers;
@@ -384,13 +495,49 @@ int main(int argc, char **argv) {
         cal_reader_close(r);
     }
     if (o.mode == M_CHECK && nfiles > 1) check_line(out, "total", &total, total.bytes);
+    if (o.mode != M_STATS) { /* a summary shows the shards, whole or not */
+        if (out) cal_file_commit(out), out = NULL;
+        cal_shards_enforce(shards, 0, o.partial, nfiles > 1 ? "input" : strcmp(files[0], "-") ? files[0] : "stdin",
+                           &all);
+        if (w && !cal_meta_merge(cal_writer_meta(w), &all, err, sizeof err)) cal_die("%s", err);
+    }
+    if (sum) {
+        if (o.plot) {
+            cal_summary_svg(sum, &b);
+            cal_file *pf = cal_file_create(o.plot);
+            cal_file_write(pf, b.p, b.n);
+            cal_file_commit(pf);
+        } else if (o.json) {
+            cal_summary_json(sum, shards, &b);
+            cal_file_write(out, b.p, b.n);
+        } else {
+            cal_summary_text(sum, shards, &b);
+            cal_file_write(out, b.p, b.n);
+        }
+        b.n = 0;
+        cal_summary_free(sum);
+    }
+    cal_shards_free(shards);
     if (w) {
         if (!total.headers) cal_meta_copy(cal_writer_meta(w), &all);
         cal_writer_close(w);
     }
-    if (rows) {
-        cal_rowset_write(rows, o.out, &all);
-        cal_rowset_free(rows);
+    if (texts) cal_file_commit(texts);
+    else if (rows) cal_rowset_write(rows, o.out, &all);
+    cal_rowset_free(rows);
+    if (pq) { /* the stream's metadata in the footer, as cal-stream(5) writes it */
+        cal_buf mb = {0};
+        for (size_t i = 0; i < all.n; i++) {
+            cal_buf_addf(&mb, "%s=", all.key[i]);
+            for (const char *v = all.val[i]; *v; v++)
+                if (*v == '\\' || *v == '\n') cal_buf_addf(&mb, "\\%c", *v == '\n' ? 'n' : '\\');
+                else cal_buf_addc(&mb, *v);
+            cal_buf_addc(&mb, '\n');
+        }
+        cal_buf_addc(&mb, 0);
+        cal_pqw_meta(pq, "calkit.stream", mb.p);
+        cal_buf_free(&mb);
+        cal_pqw_close(pq);
     }
     if (out) cal_file_commit(out);
     cal_progress_done(&pg);
@@ -398,6 +545,7 @@ int main(int argc, char **argv) {
         cal_warn("%llu records, %llu headers, %llu bytes in %.2f s", (unsigned long long)total.records,
                  (unsigned long long)total.headers, (unsigned long long)total.bytes, cal_now() - t0);
     cal_meta_free(&all);
+    cal_meta_free(&shown);
     cal_buf_free(&b);
     cal_tok_free(o.tok);
     free(tok_path);

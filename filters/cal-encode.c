@@ -19,12 +19,15 @@
 #include "base/oshint.h"
 #include "base/pool.h"
 #include "base/progress.h"
+#include "stream/drops.h"
+#include "stream/shards.h"
 #include "stream/stream.h"
 #include "tok/find.h"
 #include "tok/list.h"
+#include "tok/rolemask.h"
 #include "tok/tokenizer.h"
 
-enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST };
+enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST, O_SKIP_BAD, O_PARTIAL, O_NO_CACHE };
 static const cal_opt opts[] = {
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "a Hugging Face model folder (tokenizer.json or\n"
      "tokenizer.model with tokenizer_config.json), a single\ntokenizer.json or SentencePiece .model file "
@@ -34,11 +37,16 @@ static const cal_opt opts[] = {
      "tokenizer(text, add_special_tokens=True) does\n(not to chat records: see cal-encode(1), CHAT)", O_ADD_SPECIAL},
     {0, "parse-special", NULL, CAL_STAGE, "special-token text in documents (\"<|im_start|>\")\n"
      "becomes the special id; by default it is ordinary\ntext, except in chat records (cal-encode(1), CHAT)", O_PARSE_SPECIAL},
+    {0, "skip-bad", NULL, CAL_STAGE, "skip (and count) a document the tokenizer cannot\nencode instead of stopping",
+     O_SKIP_BAD},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently (warned; "
+     "see cal-stream(5))", O_PARTIAL},
     {'j', "threads", "N", 0, "encode with N threads (default: the number of online\n"
      "cores); the output is the same for every N", 0},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
     {0, "list", NULL, 0, "print the fetched tokenizers' names, vocabulary\nsizes and sources, and exit", O_LIST},
+    {0, "no-cache", NULL, 0, "neither read nor write the prepared tokenizer in\nthe cache (see cal-encode(1), CACHE)", O_NO_CACHE},
     {0},
 };
 static const cal_prog prog = {
@@ -63,7 +71,9 @@ static const cal_prog prog = {
 typedef struct {
     uint64_t id, offset;
     size_t label_off, label_len, text_off, text_len, ntok;
-    int file, chat; /* chat: a TEXT record flagged CAL_TEXT_CHAT */
+    size_t spans_off, nspans; /* CAL_TEXT_SPANS: the assistant's spans (u32 pairs) */
+    int file, chat, spans; /* chat: a TEXT record flagged CAL_TEXT_CHAT; spans: flagged CAL_TEXT_SPANS */
+    int bad;        /* --skip-bad: it did not encode (not written) */
 } item;
 
 /* One job of the pool: records in, their TOKENS records out. */
@@ -72,7 +82,11 @@ typedef struct {
     size_t n, cap, failed; /* failed: the first item that did not encode, or n */
     cal_buf bytes;
     cal_ids ids;           /* the worker's scratch: one record's ids */
+    cal_ids pre;           /* the worker's scratch: a prefix's ids (role masks) */
+    cal_buf role;          /* the worker's scratch: one record's role mask */
     cal_buf out;           /* the encoded records of items [0, failed) */
+    size_t bad;            /* --skip-bad: items that did not encode */
+    char first_bad[512];   /* the message of the first of them */
     cal_meta meta;         /* output metadata in force for these records */
 } batch;
 
@@ -80,6 +94,7 @@ typedef struct {
     char **files;
     const cal_tok *tok;
     unsigned flags;
+    int skip_bad;
     char **stage_argv;
     int stage_argc;
     cal_pool *pool;
@@ -90,6 +105,8 @@ typedef struct {
     cal_meta in_meta, out_meta; /* merged metadata of the inputs; the output's now */
     uint64_t docs, bytes, tokens;
     cal_progress prog;
+    cal_drops drops;          /* --skip-bad's documents */
+    int said_bad;             /* the first one's message was said */
 } run;
 
 /* The pool's job (on a worker thread; r is read only). */
@@ -101,15 +118,35 @@ static int encode_batch(void *ctx, void *job, char *err, size_t errsz) {
     cal_ids ids = b->ids;
     cal_buf out = b->out;
     size_t i = 0;
+    b->bad = 0;
     for (out.n = 0; i < b->n; i++) {
         item *it = &b->items[i];
         /* A rendered chat is encoded as transformers encodes one: special
          * tokens matched, none added (the template wrote them). */
         unsigned flags = it->chat ? CAL_TOK_PARSE_SPECIAL : r->flags;
         ids.n = 0;
-        if (cal_tok_encode(r->tok, b->bytes.p + it->text_off, it->text_len, flags, &ids, err, errsz) ||
-            cal_encode_tokens(&out, b->bytes.p + it->label_off, it->label_len, it->id, ids.v, ids.n, err, errsz))
-            break;
+        it->bad = 0;
+        const char *text = b->bytes.p + it->text_off;
+        int failed = cal_tok_encode(r->tok, text, it->text_len, flags, &ids, err, errsz) != 0;
+        uint8_t *role = NULL;
+        if (!failed && it->spans) { /* the tokens of the assistant's output */
+            uint32_t *sp = cal_xmalloc(8 * it->nspans + 8);
+            for (size_t k = 0; k < 2 * it->nspans; k++) sp[k] = cal_ld32((const uint8_t *)b->bytes.p + it->spans_off + 4 * k);
+            cal_buf_reserve(&b->role, ids.n + 1);
+            role = (uint8_t *)b->role.p;
+            failed = cal_tok_role_mask(r->tok, text, it->text_len, flags, ids.v, ids.n, sp, it->nspans, role, &b->pre,
+                                       err, errsz) != 0;
+            free(sp);
+        }
+        if (!failed && cal_encode_tokens_role(&out, b->bytes.p + it->label_off, it->label_len, it->id, ids.v, role,
+                                              ids.n, err, errsz))
+            failed = 1;
+        if (failed) {
+            if (!r->skip_bad) break;
+            if (!b->bad++) snprintf(b->first_bad, sizeof b->first_bad, "%s", err);
+            it->bad = 1;
+            continue;
+        }
         it->ntok = ids.n;
     }
     b->ids = ids;
@@ -130,8 +167,16 @@ static void snapshot_meta(run *r) {
  * after the records before it, with err (the pool stops its workers). */
 static void write_batch(run *r, batch *b, const char *err) {
     cal_meta_copy(cal_writer_meta(r->w), &b->meta); /* a new header when it differs */
-    cal_write_encoded(r->w, b->out.p, b->out.n, b->failed);
+    cal_write_encoded(r->w, b->out.p, b->out.n, b->failed - b->bad);
     for (size_t i = 0; i < b->failed; i++) {
+        if (b->items[i].bad) {
+            cal_drops_note(&r->drops, "documents", "skipped: the tokenizer refused them (--skip-bad)", 1,
+                           b->items[i].text_len, "bytes");
+            if (!r->said_bad++) /* the first one's reason, as the error would have said it */
+                cal_warn("%s: byte %llu: %s (skipped: --skip-bad)", r->files[b->items[i].file],
+                         (unsigned long long)b->items[i].offset, b->first_bad);
+            continue;
+        }
         r->docs++;
         r->bytes += b->items[i].text_len;
         r->tokens += b->items[i].ntok;
@@ -177,11 +222,13 @@ static void add_item(batch *b, const cal_rec *rec, int file) {
         b->items = cal_xrealloc(b->items, b->cap * sizeof *b->items);
     }
     item *it = &b->items[b->n++];
+    cal_text_view t = cal_text(rec);
     *it = (item){.id = rec->id, .offset = rec->offset, .file = file, .chat = (rec->flags & CAL_TEXT_CHAT) != 0,
                  .label_off = b->bytes.n, .label_len = rec->label_len,
-                 .text_off = b->bytes.n + rec->label_len, .text_len = rec->payload_len};
+                 .text_off = b->bytes.n + rec->label_len, .text_len = t.n,
+                 .spans = t.spans != NULL, .spans_off = b->bytes.n + rec->label_len + t.n, .nspans = t.nspans};
     cal_buf_add(&b->bytes, rec->label, rec->label_len);
-    cal_buf_add(&b->bytes, rec->payload, rec->payload_len);
+    cal_buf_add(&b->bytes, rec->payload, rec->payload_len); /* the text, then its spans */
 }
 
 /* A header (a file's first, or a new one inside it): the records after it
@@ -193,10 +240,11 @@ static void new_header(run *r, cal_reader *rd, uint64_t off, batch **cur) {
     snapshot_meta(r);
 }
 
-static void encode_all(run *r, int nfiles) {
+static void encode_all(run *r, int nfiles, cal_shards *shards) {
     batch *cur = NULL;
     for (int f = 0; f < nfiles; f++) {
         cal_reader *rd = cal_reader_open(r->files[f]);
+        cal_reader_shards_mode(rd, 0, 0, 0); /* the files' shards are checked together */
         new_header(r, rd, 0, &cur);
         unsigned headers = cal_reader_headers(rd);
         cal_rec rec;
@@ -210,18 +258,20 @@ static void encode_all(run *r, int nfiles) {
             add_item(cur, &rec, f);
             if (cur->n >= BATCH_RECS || cur->bytes.n >= BATCH_BYTES) submit(r, &cur);
         }
+        if (cal_reader_headers(rd) != headers) new_header(r, rd, cal_reader_offset(rd), &cur); /* a trailer */
+        cal_shards_absorb(shards, cal_reader_shards(rd));
         cal_reader_close(rd);
     }
     submit(r, &cur);
     while (write_oldest(r)) {}
-    if (!r->docs) cal_meta_copy(cal_writer_meta(r->w), &r->out_meta);
+    cal_meta_copy(cal_writer_meta(r->w), &r->out_meta); /* the last header's: the trailer carries it */
 }
 
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     const char *tokenizer = NULL, *out = NULL;
     unsigned flags = 0, threads = 0;
-    int verbose = 0, progress = 0, list = 0;
+    int verbose = 0, progress = 0, list = 0, skip_bad = 0, partial = 0, cache = 1;
     cal_args a;
     cal_args_init(&a, &prog, argc, argv);
     for (int c; (c = cal_args_next(&a)) != -1;) switch (c) {
@@ -233,6 +283,9 @@ int main(int argc, char **argv) {
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
         case O_LIST: list = 1; break;
+        case O_SKIP_BAD: skip_bad = 1; break;
+        case O_PARTIAL: partial = 1; break;
+        case O_NO_CACHE: cache = 0; break;
         }
     if (list) {
         size_t n = cal_tok_list(stdout);
@@ -241,21 +294,24 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!tokenizer) cal_usage_error("missing -t TOKENIZER");
-    cal_thp_malloc(argv); /* the tokenizer's tables: half the load time */
+    char *path = cal_tok_find(tokenizer);
+    /* building the tokenizer's tables: half the load time on small pages;
+     * a prepared image builds nothing, and the exec would be the cost */
+    if (!cache || !cal_tok_cached(path)) cal_thp_malloc(argv);
     if (!threads) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
     }
 
-    char *path = cal_tok_find(tokenizer);
     char err[1024];
-    double t0 = cal_now();
-    cal_tok *tok = cal_tok_load(path, err, sizeof err);
+    double t0 = cal_now(), c0 = cal_cpu_now();
+    char cache_note[512];
+    cal_tok *tok = cal_tok_load_cached(path, cache, cache_note, sizeof cache_note, err, sizeof err);
     if (!tok) cal_die("%s: %s", path, err);
-    double t_load = cal_now() - t0;
+    double t_load = cal_now() - t0, c_load = cal_cpu_now() - c0;
 
     static char *stdin_only[] = {"-", NULL};
-    run r = {.files = a.noperands ? a.operands : stdin_only, .tok = tok, .flags = flags};
+    run r = {.files = a.noperands ? a.operands : stdin_only, .tok = tok, .flags = flags, .skip_bad = skip_bad};
     r.stage_argv = cal_args_stage(&a, &r.stage_argc);
     /* -j 1 encodes on the main thread; -j N on N - 1 workers and the main
      * thread, which encodes queued batches while the oldest is not done:
@@ -270,21 +326,33 @@ int main(int argc, char **argv) {
     r.w = cal_writer_open(out);
     cal_progress_init(&r.prog, progress);
     r.pool = cal_pool_new(threads - 1, r.depth, encode_batch, &r);
-    double t1 = cal_now();
-    encode_all(&r, a.noperands ? a.noperands : 1);
+    double t1 = cal_now(), c1 = cal_cpu_now();
+    cal_shards *shards = cal_shards_new();
+    encode_all(&r, a.noperands ? a.noperands : 1, shards);
     cal_pool_free(r.pool);
+    cal_shards_enforce(shards, 0, partial, "input", cal_writer_meta(r.w));
+    cal_shards_free(shards);
+    double dt = cal_now() - t1, dc = cal_cpu_now() - c1;
+    /* both rates: wall MB/s falls when the machine is busy, CPU MB/s
+     * (bytes per CPU second of all threads) does not */
+    char sum[1024] = "";
+    if (verbose)
+        snprintf(sum, sizeof sum,
+                 "%llu docs, %llu bytes, %llu tokens, %.2f MB/s CPU, %.2f MB/s wall (%.2f s CPU, %.2f s wall, "
+                 "%u threads), tokenizer %s loaded in %.1f ms (%.1f ms CPU; cache: %s)",
+                 (unsigned long long)r.docs, (unsigned long long)r.bytes, (unsigned long long)r.tokens,
+                 dc > 0 ? (double)r.bytes / 1e6 / dc : 0.0, dt > 0 ? (double)r.bytes / 1e6 / dt : 0.0, dc, dt,
+                 threads, cal_tok_name(tok), t_load * 1e3, c_load * 1e3, cache_note);
+    cal_drops_finish(&r.drops, r.w, NULL, sum);
     cal_writer_close(r.w);
     cal_progress_done(&r.prog);
-    double dt = cal_now() - t1;
-    if (verbose)
-        cal_warn("%llu docs, %llu bytes, %llu tokens, %.2f MB/s (%.2f s, %u threads), tokenizer %s loaded in %.2f s",
-                 (unsigned long long)r.docs, (unsigned long long)r.bytes, (unsigned long long)r.tokens,
-                 dt > 0 ? (double)r.bytes / 1e6 / dt : 0.0, dt, threads, cal_tok_name(tok), t_load);
 
     for (size_t i = 0; i < r.depth; i++) {
         free(r.batches[i].items);
         cal_buf_free(&r.batches[i].bytes);
         cal_ids_free(&r.batches[i].ids);
+        cal_ids_free(&r.batches[i].pre);
+        cal_buf_free(&r.batches[i].role);
         cal_buf_free(&r.batches[i].out);
         cal_meta_free(&r.batches[i].meta);
     }

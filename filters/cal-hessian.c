@@ -14,13 +14,17 @@
 #include "io/safetensors.h"
 #include "stats/blas.h"
 #include "stats/collect.h"
+#include "stream/shards.h"
 #include "stats/hessian.h"
 #include "stats/imatrix.h"
+#include "stats/imatrix_dat.h"
+#include "stats/imatrix_stats.h"
 #include "stats/result.h"
 
 enum {
     O_EMBED = 256, O_RMSNORM, O_EPS, O_PERPOS, O_DTYPE, O_SCALE, O_SKIP, O_MERGE, O_INVERSE, O_DAMP,
-    O_IMATRIX, O_IMNAME, O_GGUFNAMES, O_BYLABEL, O_BLOCK, O_THREADS, O_PROGRESS, O_RANGES, O_PCT,
+    O_IMATRIX, O_IMNAME, O_GGUFNAMES, O_BYLABEL, O_BLOCK, O_THREADS, O_PROGRESS, O_RANGES, O_PCT, O_PARTIAL,
+    O_STATS,
 };
 
 static const cal_opt options[] = {
@@ -38,11 +42,13 @@ static const cal_opt options[] = {
     {0, "by-label", NULL, CAL_STAGE,
      "one Hessian per VECTORS label (the weight the rows feed),\nall in one result and one imatrix", O_BYLABEL},
     {0, "merge", NULL, CAL_STAGE,
-     "inputs are cal-hessian results or GGUF imatrix files:\nadd them exactly", O_MERGE},
+     "inputs are cal-hessian results or imatrix files (GGUF,\nlegacy .dat): add them exactly", O_MERGE},
     {0, "gptq-inverse", NULL, CAL_STAGE,
      "also write hessian_inv_chol: upper Cholesky factor of the\ndamped inverse, as GPTQ uses it", O_INVERSE},
     {0, "damp", "F", CAL_STAGE, "GPTQ damping, fraction of mean(diag) (default 0.01)", O_DAMP},
-    {0, "imatrix", "FILE", CAL_STAGE, "also write llama.cpp's imatrix GGUF (atomically)", O_IMATRIX},
+    {0, "imatrix", "FILE", CAL_STAGE, "also write llama.cpp's imatrix GGUF (atomically; FILE.dat:\nthe legacy format)", O_IMATRIX},
+    {0, "show-statistics", NULL, 0, "print the imatrix's per-tensor statistics as llama-imatrix\n"
+     "--show-statistics does (of one file: --merge FILE)", O_STATS},
     {0, "imatrix-name", "NAME", CAL_STAGE, "the weight name of unlabelled vectors in the imatrix", O_IMNAME},
     {0, "gguf-names", NULL, CAL_STAGE,
      "labels are HF module names (model.layers.0.mlp.up_proj):\nllama.cpp's names in the imatrix, experts as rows", O_GGUFNAMES},
@@ -50,6 +56,8 @@ static const cal_opt options[] = {
      "also min, max and percentiles of x and |x| per channel and\nper tensor, from mergeable sketches (12 KB a channel)", O_RANGES},
     {0, "percentiles", "P,...", CAL_STAGE, "the percentiles of --ranges (default 99.9,99.99); implies it", O_PCT},
     {0, "block", "N", CAL_STAGE, "rows per BLAS block (default: about 8 MB of float64)", O_BLOCK},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently "
+     "(warned; see cal-stream(5)); --merge\nchecks the results' shards like a stream's", O_PARTIAL},
     {0, "threads", "N", 0, "worker threads (default: one per CPU; same result for any N)", O_THREADS},
     {'v', "verbose", NULL, 0, "one-line summary on stderr", 0},
     {0, "progress", NULL, 0, "progress on stderr", O_PROGRESS},
@@ -58,7 +66,8 @@ static const cal_opt options[] = {
 
 static const cal_prog prog = {
     "cal-hessian [OPTION]... -o OUT.safetensors [--imatrix OUT.gguf] [FILE]...\n"
-    "cal-hessian --merge [OPTION]... [-o OUT.safetensors] [--imatrix OUT.gguf] IN...",
+    "cal-hessian --merge [OPTION]... [-o OUT.safetensors] [--imatrix OUT.gguf] IN...\n"
+    "cal-hessian --merge --show-statistics IMATRIX",
     "Accumulate H = sum x x^T (float64, OpenBLAS on tiles) and per-channel statistics\n"
     "of the vectors in the input streams (default stdin): VECTORS records, or\n"
     "TOKENS/ROW records turned into embedding rows with --embed.",
@@ -72,7 +81,7 @@ typedef struct {
     const char *out, *imatrix, *imatrix_name;
     cal_collect_opts in;
     cal_result_form form;
-    int merge, verbose, gguf_names;
+    int merge, verbose, gguf_names, partial, stats;
     double pct[CAL_RESULT_MAX_PCT];
 } opts;
 
@@ -127,9 +136,12 @@ static void parse(int argc, char **argv, opts *o, cal_args *a) {
         case O_THREADS: o->in.threads = (int)cal_parse_u64(a->name, v, 1, 4096); break;
         case 'v': o->verbose = 1; break;
         case O_PROGRESS: o->in.progress = 1; break;
+        case O_PARTIAL: o->partial = 1; break;
+        case O_STATS: o->stats = 1; break;
         }
     }
-    if (!o->out && !o->imatrix) cal_usage_error("no output file (-o OUT.safetensors or --imatrix OUT.gguf)");
+    if (!o->out && !o->imatrix && !o->stats)
+        cal_usage_error("no output file (-o OUT.safetensors or --imatrix OUT.gguf)");
     if (o->imatrix && !o->imatrix_name && !o->merge && !o->in.by_label)
         cal_usage_error("--imatrix needs --imatrix-name NAME");
     if (o->in.rmsnorm && !o->in.embed) cal_usage_error("--rmsnorm needs --embed");
@@ -143,10 +155,22 @@ static void parse(int argc, char **argv, opts *o, cal_args *a) {
  * Sketches are kept; their percentiles are --percentiles or the inputs'. */
 static void merge(opts *o, const cal_args *a, cal_result *r, cal_imatrix *im) {
     char err[768];
+    cal_shards *shards = cal_shards_new(); /* each result a stream of its own */
+    cal_meta rest = {0};                   /* the later results' metadata */
     for (int k = 0; k < a->noperands; k++) {
         const char *path = a->operands[k];
+        if (!cal_gguf_sniff(path) && cal_imatrix_dat_sniff(path)) { /* llama.cpp's legacy format */
+            if (o->out) cal_die("%s: a legacy imatrix holds no hessian: merge it with --imatrix and no -o", path);
+            if (!cal_imatrix_add_dat_file(im, path, CAL_IMATRIX_DAT_CHUNK, err, sizeof err)) cal_die("%s", err);
+            continue;
+        }
         if (!cal_gguf_sniff(path)) {
             cal_st_file *f = cal_st_open(path);
+            cal_meta fm = {0};
+            cal_result_file_meta(f, &fm);
+            cal_shards_header(shards, &fm, 0);
+            if (!cal_meta_merge(&rest, &fm, err, sizeof err)) cal_die("%s: %s", path, err);
+            cal_meta_free(&fm);
             cal_result_add_file(r, f);
             cal_st_close(f);
             cal_imatrix_add_dataset(im, path);
@@ -157,7 +181,13 @@ static void merge(opts *o, const cal_args *a, cal_result *r, cal_imatrix *im) {
         if (!g || !cal_imatrix_add_gguf(im, g, err, sizeof err)) cal_die("%s", err);
         cal_gguf_close(g);
     }
-    if (o->imatrix && r->n && !cal_result_to_imatrix(r, o->imatrix_name, o->gguf_names, im, err, sizeof err)) cal_die("%s", err);
+    /* a merge of results is where shards meet: all of them, alike */
+    cal_shards_enforce(shards, 1, o->partial, "--merge", &rest);
+    cal_shards_free(shards);
+    if (!cal_meta_merge(&r->meta, &rest, err, sizeof err)) cal_die("--merge: %s", err);
+    cal_meta_free(&rest);
+    if ((o->imatrix || o->stats) && r->n && !cal_result_to_imatrix(r, o->imatrix_name, o->gguf_names, im, err, sizeof err))
+        cal_die("%s", err);
     if (o->in.sketch && !r->percentiles) cal_die("--ranges/--percentiles: no input holds sketches (made with --ranges)");
     if (!r->percentiles || o->form.npct) return;
     if (r->percentiles_differ) cal_die("the inputs hold different percentile lists: choose one with --percentiles");
@@ -186,6 +216,8 @@ int main(int argc, char **argv) {
         cal_collect *c = cal_collect_new(&o.in);
         for (int k = 0; k < (a.noperands ? a.noperands : 1); k++) cal_collect_read(c, a.noperands ? a.operands[k] : "-");
         cal_collect_finish(c, &r);
+        cal_shards_enforce(cal_collect_shards(c), 0, o.partial,
+                           a.noperands > 1 ? "input" : a.noperands ? a.operands[0] : "stdin", &r.meta);
         threads = cal_collect_threads(c);
         cal_collect_free(c);
         /* Resolved defaults go into the stage line so the run can be repeated. */
@@ -199,9 +231,11 @@ int main(int argc, char **argv) {
             cal_buf_addf(&extra, " --percentiles 99.9,99.99");
         }
         char err[300];
-        if (o.imatrix && !cal_result_to_imatrix(&r, o.imatrix_name, o.gguf_names, &im, err, sizeof err)) cal_die("%s", err);
-        for (int k = 0; k < (a.noperands ? a.noperands : 1); k++)
-            cal_imatrix_add_dataset(&im, a.noperands ? a.operands[k] : "stdin");
+        if ((o.imatrix || o.stats) && !cal_result_to_imatrix(&r, o.imatrix_name, o.gguf_names, &im, err, sizeof err))
+            cal_die("%s", err);
+        if (!cal_imatrix_add_sources(&im, &r.meta)) /* the stream names no source */
+            for (int k = 0; k < (a.noperands ? a.noperands : 1); k++)
+                cal_imatrix_add_dataset(&im, a.noperands ? a.operands[k] : "stdin");
     }
     double t1 = cal_now();
     int sargc;
@@ -210,7 +244,9 @@ int main(int argc, char **argv) {
     cal_buf_free(&extra);
     if (imf) {
         cal_buf b = {0};
-        cal_imatrix_serialize(&im, &b);
+        size_t il = strlen(o.imatrix);
+        if (il >= 4 && !strcmp(o.imatrix + il - 4, ".dat")) cal_imatrix_serialize_dat(&im, &b);
+        else cal_imatrix_serialize(&im, &b);
         cal_file_write(imf, b.p, b.n);
         cal_buf_free(&b);
     }
@@ -220,6 +256,12 @@ int main(int argc, char **argv) {
     if (out) all[nall++] = out;
     if (imf) all[nall++] = imf;
     cal_file_commit_all(all, nall); /* both or neither */
+    if (o.stats && !cal_imatrix_statistics(&im, o.imatrix         ? o.imatrix
+                                                : a.noperands == 1 ? a.operands[0]
+                                                                   : "the merged imatrix",
+                                           stdout))
+        cal_die("--show-statistics: no tensor of the imatrix has data");
+    if (o.stats && (fflush(stdout) || ferror(stdout))) cal_die("standard output: write error");
     if (o.verbose) {
         double n = 0, rows = 0, pad = 0, noise = 0, skipped = 0, flop = 0, sec = t1 - t0;
         for (size_t i = 0; i < r.n; i++) {

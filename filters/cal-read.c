@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/progress.h"
+#include "stream/drops.h"
 #include "stream/stream.h"
 #include "text/chat.h"
 #include "text/chat_render.h"
@@ -26,10 +29,10 @@
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
        O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
-       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR };
+       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR, O_AS_USER, O_SYSTEM, O_RETRY_NO_SYSTEM, O_ASSISTANT_MASK };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
-     "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, parquet (default: from the name\nand the first bytes)",
+     "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, json, csv, tsv, parquet (default:\nfrom the name and the first bytes)",
      0},
     {0, "sep", "STR", CAL_STAGE, "text documents separated by the literal STR", O_SEP},
     {0, "field", "PATH", CAL_STAGE,
@@ -44,6 +47,14 @@ static const cal_opt opts[] = {
     {0, "add-generation-prompt", NULL, CAL_STAGE, "--chat: end with the assistant's turn header", O_GEN_PROMPT},
     {0, "date", "YYYY-MM-DD", CAL_STAGE, "--chat: the date of strftime_now (default: today)", O_DATE},
     {0, "skip-bad", NULL, CAL_STAGE, "--chat: skip (and count) records the template refuses", O_SKIP_BAD},
+    {0, "as-user", NULL, CAL_STAGE, "--chat: each text document is a user turn (auto-round's\n"
+     "apply_chat_template_to_samples); chat records stay chats", O_AS_USER},
+    {0, "system", "TEXT", CAL_STAGE, "--chat: a system turn TEXT first (also '': llm-compressor's\n"
+     "ultrachat), unless a conversation starts with one", O_SYSTEM},
+    {0, "retry-without-system", NULL, CAL_STAGE, "--chat: a conversation the template refuses is rendered\n"
+     "again without its system turns (auto-round; counted)", O_RETRY_NO_SYSTEM},
+    {0, "assistant-mask", NULL, CAL_STAGE, "--chat: records carry the spans of the assistant's\n"
+     "output ({% generation %} blocks, else its turns), for\nlabels and loss masks downstream", O_ASSISTANT_MASK},
     {0, "chat-var", "KEY=JSON", CAL_STAGE, "--chat: one more template variable, as a keyword\nargument of apply_chat_template (repeatable), e.g.\nenable_thinking=false", O_CHAT_VAR},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
@@ -72,9 +83,11 @@ static const cal_opt opts[] = {
 static const cal_prog prog = {
     "cal-read [OPTION]... SOURCE...\ncal-read --list",
     "Reads documents and writes a cal-stream of TEXT records to stdout.\n"
-    "SOURCE is a built-in corpus (wiki, web|c4, code, stories|tiny, multilingual,\n"
-    "technical), a file, a directory (files in sorted order) or - for stdin.\n"
-    "gzip and zstd compression is detected and removed.",
+    "SOURCE is a built-in corpus (foldoc|wiki, prose|web|c4|pile, code, stories|tiny,\n"
+    "multilingual, technical), a file, a directory (files in sorted order) or -\n"
+    "for stdin. gzip, zstd, xz and bzip2 compression is detected and removed; an\n"
+    "input that is not text (an image, an archive, binary data) is refused unless\n"
+    "-f is given.",
     opts, NULL};
 
 static struct {
@@ -84,8 +97,10 @@ static struct {
 } opt = {.field = "text"};
 
 static struct {
-    uint64_t docs, bytes, short_docs, dups, other_shard, split;
+    uint64_t docs, bytes, other_shard, split;
 } st;
+static cal_drops drops; /* said on stderr and recorded in the stream's trailer */
+static char why_min[64];
 
 static cal_writer *W;
 static cal_progress P;
@@ -98,11 +113,20 @@ static unsigned join_flags = ~0u;             /* the joined text is chat only if
 static cal_chat_spec chat;
 static const char **chat_vars; /* --chat-var, in order */
 static struct tm date;
+static const cal_chat_render *R; /* --chat */
+static int as_user;               /* --as-user */
+static int assistant_mask;        /* --assistant-mask */
+static cal_buf rendered;          /* a text as a user turn */
 static const char *label; /* of the source being read */
 static int done;          /* -n reached */
 
+static const cal_doc *cur_doc; /* --assistant-mask: the document whose spans the text has */
+
 static void write_doc(const char *lab, uint64_t id, const char *p, size_t n, unsigned flags) {
-    if (!J.sep) cal_write_text_flags(W, lab, id, p, n, flags);
+    if (assistant_mask && (flags & CAL_TEXT_CHAT)) /* the spans of the rendered conversation (none: --as-user) */
+        cal_write_text_spans(W, lab, id, p, n, flags, cur_doc && cur_doc->spans ? cur_doc->spans : NULL,
+                             cur_doc ? cur_doc->nspans : 0);
+    else if (!J.sep) cal_write_text_flags(W, lab, id, p, n, flags);
     else if (join_flags &= flags, cal_join_add(&J, lab, p, n) < 0)
         cal_die("--join: the joined text exceeds the record limit (%u bytes)", CAL_MAX_PAYLOAD);
     st.docs++, st.bytes += n;
@@ -111,17 +135,35 @@ static void write_doc(const char *lab, uint64_t id, const char *p, size_t n, uns
 
 /* The last steps of every piece: the record limit, dedup, shard, sample. */
 static void keep(const cal_doc *d, const char *p, size_t n) {
+    int chat = d->chat;
+    if (as_user && !chat) { /* --as-user: the text as a user turn */
+        char err[400];
+        int k = cal_chat_render_user(R, p, n, &rendered, err, sizeof err);
+        if (k < 0 && !F.skip_bad) cal_die_at(d->file, d->off, "--as-user: the chat template refused the text: %s", err);
+        if (k < 0) {
+            F.bad++;
+            if (!F.first_bad[0][0]) snprintf(F.first_bad[0], sizeof F.first_bad[0], "%s: byte %llu: %s", d->file,
+                                             (unsigned long long)d->off, err);
+            return;
+        }
+        F.json.retried += k == 1;
+        p = rendered.p ? rendered.p : "", n = rendered.n, chat = 1;
+        cur_doc = NULL; /* a user turn: no assistant output */
+    } else {
+        cur_doc = d;
+        if (assistant_mask && (p != d->text || n != d->n)) cal_die("internal error: --assistant-mask on a changed text");
+    }
     if (n > CAL_MAX_PAYLOAD)
         cal_die_at(d->file, d->off, "a document of %zu bytes exceeds the record limit (%u bytes)", n, CAL_MAX_PAYLOAD);
     uint64_t id = cal_hash(p, n);
     if (opt.dedup && cal_dedup_seen(&D, id)) {
-        st.dups++;
+        cal_drops_note(&drops, "documents", "dropped by --dedup (exact duplicates)", 1, n, "bytes");
     } else if (!cal_shard_keeps(id, opt.shard_i, opt.shard_n)) {
         st.other_shard++;
     } else if (opt.sampling) {
-        cal_sample_add(&S, label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
+        cal_sample_add(&S, label, id, p, n, chat ? CAL_TEXT_CHAT : 0);
     } else {
-        write_doc(label, id, p, n, d->chat ? CAL_TEXT_CHAT : 0);
+        write_doc(label, id, p, n, chat ? CAL_TEXT_CHAT : 0);
         cal_progress_tick(&P, st.docs, st.bytes);
     }
 }
@@ -131,18 +173,19 @@ static void keep(const cal_doc *d, const char *p, size_t n) {
  * let one through) is kept as the peers keep it, unless --min-chars. */
 static void piece(const cal_doc *d, const char *p, size_t n) {
     if (opt.drop_blank && cal_py_isspace(p, n)) {
-        st.short_docs++;
+        cal_drops_note(&drops, "documents", "dropped by --drop-blank (only whitespace)", 1, n, "bytes");
         return;
     }
     if (n == 0) {
-        if (opt.min_chars) st.short_docs++;
+        if (opt.min_chars) cal_drops_note(&drops, "documents", why_min, 1, 0, "bytes");
         else keep(d, "", 0);
         return;
     }
     size_t pieces = 0;
     for (size_t cut; n > 0 && !done; p += cut, n -= cut, pieces++) {
         cut = cal_text_piece(p, n, opt.max_chars);
-        if (opt.min_chars && cal_text_chars(p, cut) < opt.min_chars) st.short_docs++;
+        if (opt.min_chars && cal_text_chars(p, cut) < opt.min_chars)
+            cal_drops_note(&drops, "documents", why_min, 1, cut, "bytes");
         else keep(d, p, cut);
     }
     if (pieces) st.split += pieces - 1;
@@ -152,6 +195,12 @@ static void piece(const cal_doc *d, const char *p, size_t n) {
 static int on_doc(void *ctx, const cal_doc *d) {
     (void)ctx;
     if (done || (d->n == 0 && !opt.strip && !opt.lines && !J.sep)) return done;
+    if (R && !as_user && !d->chat) { /* --chat: text that is not a conversation (a text file, a string column) */
+        static const char why[] = "--chat: a text document, not a conversation record (--as-user renders text as a user turn)";
+        if (!F.skip_bad) cal_die_at(d->file, d->off, "%s", why);
+        if (!F.nochat++) snprintf(F.first_bad[1], sizeof F.first_bad[1], "%s: byte %llu: %s", d->file, (unsigned long long)d->off, why);
+        return 0;
+    }
     size_t n;
     const char *p = cal_hygiene_apply(&H, d, &n);
     if (opt.strip) {
@@ -167,6 +216,28 @@ static int on_doc(void *ctx, const cal_doc *d) {
     return done;
 }
 
+/* What the chat paths left out or changed, said without -v and recorded
+ * in the stream (cal_drops). */
+static void chat_drops(cal_drops *d) {
+    if (F.nochat) cal_drops_note(d, "records", "skipped by --skip-bad: not conversations (--chat)", F.nochat, 0, NULL);
+    if (F.json.retried)
+        cal_drops_note(d, "conversations", "rendered without their system turns (--retry-without-system)",
+                       F.json.retried, 0, NULL);
+    if (F.json.lost_turns)
+        cal_drops_note(d, "turns", "of the assistant left out of the mask (not found by rendering up to them)",
+                       F.json.lost_turns, 0, NULL);
+}
+
+/* The first record of each kind that was skipped, and chat records laid
+ * out without the model's template: said after the counts. */
+static void chat_notices(int template_given) {
+    for (int k = 0; k < 2; k++)
+        if (F.first_bad[k][0]) fprintf(stderr, "%s: the first %s: %s\n", cal_progname(), k ? "record skipped as no conversation" : "refused record", F.first_bad[k]);
+    if (F.json.plain_chats && !template_given)
+        fprintf(stderr, "%s: %llu chat records laid out as plain \"User: ... Assistant: ...\" text; to render them as the "
+                "model reads them: --chat MODEL (its chat template)\n", cal_progname(), (unsigned long long)F.json.plain_chats);
+}
+
 /* --date: strftime_now's time is that day at midnight. */
 static void parse_date(const char *v) {
     unsigned y, m, d;
@@ -179,8 +250,17 @@ static void parse_date(const char *v) {
     chat.now = &date;
 }
 
+static cal_source_fp fp; /* of the SOURCE being read */
+
 static int on_file(void *ctx, const char *path) {
-    return cal_docfile_read(&F, path, opt.format, opt.field, on_doc, ctx);
+    int stop = cal_docfile_read(&F, path, opt.format, opt.field, on_doc, ctx);
+    cal_source_fp_file(&fp, path, F.file_fp, F.file_bytes, F.file_whole);
+    return stop;
+}
+
+static void on_corpus(const char *path) {
+    cal_docfile_read(&F, path, CAL_FMT_JSONL, "text", on_doc, NULL);
+    cal_source_fp_file(&fp, path, F.file_fp, F.file_bytes, F.file_whole);
 }
 
 int main(int argc, char **argv) {
@@ -240,6 +320,10 @@ int main(int argc, char **argv) {
         case O_GEN_PROMPT: chat.add_generation_prompt = 1; break;
         case O_DATE: parse_date(a.val); break;
         case O_SKIP_BAD: F.skip_bad = 1; break;
+        case O_AS_USER: as_user = F.json.as_user = 1; break;
+        case O_SYSTEM: chat.system = a.val; break;
+        case O_RETRY_NO_SYSTEM: chat.retry_without_system = 1; break;
+        case O_ASSISTANT_MASK: assistant_mask = F.json.want_spans = 1; break;
         case O_CHAT_VAR:
             if (cal_chat_var_check(a.val, ferr, sizeof ferr)) cal_usage_error("%s", ferr);
             chat_vars = cal_xrealloc(chat_vars, (chat.nvars + 1) * sizeof *chat_vars);
@@ -257,15 +341,22 @@ int main(int argc, char **argv) {
     if (a.noperands == 0) cal_usage_error("no SOURCE given (a corpus name, file, directory or -)");
     if (cal_args_given(&a, O_SEED) && !opt.sampling) cal_usage_error("--seed goes with --sample");
     if (J.empty && !J.sep) cal_usage_error("--empty goes with --join");
-    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars))
-        cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date and --skip-bad go with --chat");
-    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || fmt))
-        cal_usage_error("--chat renders chat records (not with --template or a template --field)");
+    if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars || as_user ||
+                        chat.system || chat.retry_without_system))
+        cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date, --skip-bad, --as-user, "
+                        "--system and --retry-without-system go with --chat");
+    if (assistant_mask && !chat.model) cal_usage_error("--assistant-mask goes with --chat");
+    if (assistant_mask && (H.nfc || H.crlf || opt.strip || opt.lines || opt.max_chars || J.sep || opt.sampling))
+        cal_usage_error("--assistant-mask keeps the rendered text as it is: not with --nfc, --crlf, --strip, --lines, "
+                        "--max-chars, --join or --sample");
+    if (chat.model && (cal_args_given(&a, O_TEMPLATE) || (fmt && !as_user)))
+        cal_usage_error("--chat renders chat records (not with --template, nor a template --field without --as-user)");
     char err[1024];
-    cal_chat_render *R = NULL;
-    if (chat.model && !(F.json.render = R = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
+    cal_chat_render *Rw = NULL;
+    if (chat.model && !(F.json.render = R = Rw = cal_chat_render_open(&chat, err, sizeof err))) cal_die("%s", err);
     if (cal_args_given(&a, O_MISSING) && !fmt) cal_usage_error("--missing goes with a template --field '{...}'");
 
+    snprintf(why_min, sizeof why_min, "dropped by --min-chars %llu", (unsigned long long)opt.min_chars);
     W = cal_writer_open(output);
     int sargc;
     char **sargv = cal_args_stage(&a, &sargc);
@@ -278,8 +369,19 @@ int main(int argc, char **argv) {
         cal_source src;
         cal_source_open(&src, a.operands[i], lab);
         label = src.label;
-        if (src.corpus) cal_docfile_read(&F, src.path, CAL_FMT_JSONL, "text", on_doc, NULL);
+        cal_source_fp_begin(&fp, src.path);
+        if (src.corpus) on_corpus(src.path);
         else cal_source_files(src.path, on_file, NULL);
+        /* what was read, by content: shards made from different data are
+         * told apart where they meet (cal-stream(5), SHARDS) */
+        cal_buf line = {0};
+        struct stat sb;
+        cal_source_fp_end(&fp, a.operands[i], !src.corpus && !stat(src.path, &sb) && S_ISDIR(sb.st_mode), &line);
+        cal_meta one = {0};
+        cal_meta_add(&one, "input", line.p);
+        cal_meta_merge(cal_writer_meta(W), &one, ferr, sizeof ferr);
+        cal_meta_free(&one);
+        cal_buf_free(&line);
         cal_source_close(&src);
     }
     if (opt.sampling) { /* the sample, in ascending keyed hash, up to -n */
@@ -291,22 +393,29 @@ int main(int argc, char **argv) {
         const char *t = J.text.p ? J.text.p : "";
         cal_write_text_flags(W, J.label, cal_hash(t, J.text.n), t, J.text.n, join_flags);
     }
+    if (F.bad) cal_drops_note(&drops, "records", "refused by the chat template (--skip-bad)", F.bad, 0, NULL);
+    chat_drops(&drops);
+    if (F.nulls) cal_drops_note(&drops, "records", "skipped: the text field is null", F.nulls, 0, NULL);
+    uint64_t replaced = H.replaced + F.json.replaced;
+    if (replaced) /* not lost, but changed: said as plainly */
+        cal_drops_note(&drops, "sequences", "of invalid UTF-8 replaced by U+FFFD (--strict refuses them)", replaced,
+                       0, NULL);
+    char sum[512] = "";
+    if (verbose)
+        snprintf(sum, sizeof sum,
+                 "%llu documents, %llu bytes from %llu files in %.2fs; %llu in other shards; %llu split by "
+                 "--max-chars",
+                 (unsigned long long)st.docs, (unsigned long long)st.bytes, (unsigned long long)F.files,
+                 cal_now() - t0, (unsigned long long)st.other_shard, (unsigned long long)st.split);
+    cal_drops_finish(&drops, W, NULL, sum);
     cal_writer_close(W);
     cal_progress_done(&P);
-    if (verbose)
-        fprintf(stderr,
-                "%s: %llu documents, %llu bytes from %llu files in %.2fs; skipped %llu short, %llu duplicate, "
-                "%llu other-shard, %llu refused by the chat template; %llu split; %llu nulls; %llu invalid UTF-8 "
-                "sequences replaced\n",
-                cal_progname(), (unsigned long long)st.docs, (unsigned long long)st.bytes,
-                (unsigned long long)F.files, cal_now() - t0, (unsigned long long)st.short_docs,
-                (unsigned long long)st.dups, (unsigned long long)st.other_shard, (unsigned long long)F.bad,
-                (unsigned long long)st.split,
-                (unsigned long long)F.nulls, (unsigned long long)(H.replaced + F.json.replaced));
+    chat_notices(cal_args_given(&a, O_TEMPLATE));
     cal_hygiene_free(&H);
     cal_join_free(&J), free((char *)J.sep), free((char *)J.empty);
     cal_docfile_free(&F);
-    cal_chat_render_free(R);
+    cal_chat_render_free(Rw);
+    cal_buf_free(&rendered);
     free(chat_vars);
     cal_fieldfmt_free(fmt);
     cal_dedup_free(&D);

@@ -27,11 +27,13 @@
 #include "stats/select.h"
 #include "stream/drops.h"
 #include "stream/recstore.h"
+#include "stream/shards.h"
 #include "stream/stream.h"
 
 #define MAX_IDS 40000 /* ids listed in the select.cluster metadata at most */
 
-enum { O_METHOD = 256, O_ALLOC, O_LIKE, O_FEATURES, O_EMBED, O_DIM, O_SEED, O_MAXITER, O_ALLOW, O_SAVE, O_PROGRESS };
+enum { O_METHOD = 256, O_ALLOC, O_LIKE, O_FEATURES, O_EMBED, O_DIM, O_SEED, O_MAXITER, O_ALLOW, O_SAVE, O_PROGRESS,
+       O_PARTIAL };
 
 static const cal_opt opts[] = {
     {'n', "documents", "N", CAL_STAGE, "choose N documents (required)", 0},
@@ -48,6 +50,8 @@ static const cal_opt opts[] = {
     {0, "dim", "D", CAL_STAGE, "feature width (default 256; embed: the table's width)", O_DIM},
     {0, "seed", "S", CAL_STAGE, "seed of the projection and of every draw (default 0)", O_SEED},
     {0, "allow-short", NULL, CAL_STAGE, "fewer than N documents: choose them all (said on\nstandard error) instead of failing", O_ALLOW},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently "
+     "(warned; see cal-stream(5))", O_PARTIAL},
     {0, "save-features", "FILE", 0, "also write the features as .npy (float32, documents\nwith features x D, in input order)", O_SAVE},
     {'j', "threads", "N", 0, "threads (default: the number of online processors;\nthe same output for any N)", 0},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of standard output", 0},
@@ -69,7 +73,7 @@ static struct {
     uint64_t n, k, seed, max_iter;
     size_t dim;
     const char *method, *alloc, *like, *features, *embed, *save, *out;
-    int allow_short, verbose, progress;
+    int allow_short, verbose, progress, partial;
     unsigned threads;
 } o;
 
@@ -83,6 +87,7 @@ typedef struct {
     int kind;
     cal_meta meta;
     uint64_t skipped;
+    cal_shards *shards; /* the inputs' shards, checked together */
 } docs;
 
 static cal_progress progress;
@@ -91,6 +96,7 @@ static uint64_t nread, nbytes;
 static void read_docs(docs *D, const char *path, cal_feat *f, int *kind) {
     int src = cal_recstore_source(D->store, path);
     cal_reader *r = cal_reader_open(path);
+    cal_reader_shards_mode(r, 0, 0, 0);
     cal_rec rec;
     char err[300];
     while (cal_read(r, &rec)) {
@@ -117,6 +123,8 @@ static void read_docs(docs *D, const char *path, cal_feat *f, int *kind) {
     }
     if (!D->meta.n) cal_meta_copy(&D->meta, cal_reader_meta(r));
     else if (!cal_meta_merge(&D->meta, cal_reader_meta(r), err, sizeof err)) cal_die("%s: %s", path ? path : "stdin", err);
+    if (!D->shards) D->shards = cal_shards_new();
+    cal_shards_absorb(D->shards, cal_reader_shards(r));
     cal_reader_close(r);
 }
 
@@ -202,6 +210,7 @@ static void parse(int argc, char **argv, cal_args *a) {
         case O_DIM: o.dim = (size_t)cal_parse_u64(a->name, v, 1, CAL_FEAT_MAX_DIM); break;
         case O_SEED: o.seed = cal_parse_u64(a->name, v, 0, UINT64_MAX); break;
         case O_ALLOW: o.allow_short = 1; break;
+        case O_PARTIAL: o.partial = 1; break;
         case O_SAVE: o.save = v; break;
         case O_PROGRESS: o.progress = 1; break;
         }
@@ -310,6 +319,8 @@ int main(int argc, char **argv) {
         cal_meta_free(&both);
     }
     cal_progress_done(&progress);
+    cal_shards_enforce(pool.shards, 0, o.partial, "input", &pool.meta);
+    if (target.shards) cal_shards_enforce(target.shards, 0, o.partial, o.like, &target.meta);
     cal_recstore_end(pool.store);
     cal_recstore_end(target.store);
     if (!pool.n) cal_die("no documents to choose from (the input holds no records)");
@@ -409,6 +420,7 @@ int main(int argc, char **argv) {
         cal_meta_set(meta, "select.bandwidth", cal_fmt_double(li.h, num, sizeof num));
     }
     add_stage(meta, &a, (int)dim);
+    cal_drops_record(&drops, meta); /* every record was read: the first header says it */
     cal_buf b = {0};
     cal_rec rec;
     for (size_t i = 0; i < want; i++) {
@@ -451,6 +463,7 @@ int main(int argc, char **argv) {
         cal_recstore_free(D->store);
         free(D->ids), free(D->has);
         cal_meta_free(&D->meta);
+        cal_shards_free(D->shards);
     }
     cal_args_free(&a);
     return 0;

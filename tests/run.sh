@@ -19,6 +19,10 @@ case "$jobs" in '' | *[!0-9]* | 0) echo "run.sh: CAL_JOBS must be a positive num
 times=${CAL_UNIT%/*}/test-times
 log=$(mktemp -d "${TMPDIR:-/tmp}/calcheck.XXXXXX") || exit 2
 trap 'rm -rf "$log"' EXIT
+# Prepared tokenizers (cal-encode(1), CACHE) in a cache of this run's own:
+# nothing written to the home folder, and the first test to load a
+# tokenizer makes the image that the later ones map.
+export CAL_CACHE="$log/cache"
 trap 'exit 130' INT TERM
 
 # now: milliseconds since the epoch.
@@ -27,7 +31,8 @@ start=$(now)
 
 # The tests, slowest first: wall milliseconds of the last run, or else a
 # guess.
-for t in "$CAL_UNIT"/test_* tests/sh/*.sh tests/hostile/*.sh; do
+# CAL_EXTRA_TESTS: more test files (make check-llama: tests/llama/*.sh)
+for t in "$CAL_UNIT"/test_* tests/sh/*.sh tests/hostile/*.sh ${CAL_EXTRA_TESTS:-}; do
   case "$t" in *.d | *.o) continue ;; esac
   [ -f "$t" ] || continue
   case "$t" in *.sh) ;; *) [ -x "$t" ] || continue ;; esac

@@ -37,7 +37,8 @@ char **cal_data_dirs(const char *kind, const char *env) {
     size_t n = 0;
     const char *e = env ? getenv(env) : NULL;
     if (e && *e) d[n++] = cal_xstrdup(e);
-    d[n++] = join("build/", kind, "");
+    /* Never the current directory: a folder there named build/KIND would
+     * shadow the real data without a word. */
     char *exe = cal_exe_dir();
     if (exe) {
         d[n++] = join(exe, "/../build/", kind);

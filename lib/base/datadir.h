@@ -15,9 +15,10 @@ char *cal_exe_dir(void);
 const char *cal_datadir(void);
 
 /* The directories that may hold data of one KIND ("corpora", "tokenizers"),
- * in search order: $ENV when set and non-empty, ./build/KIND, EXE/../build/KIND
- * (bin/ beside build/), EXE/../KIND (build/bin-san/ inside build/), and
- * cal_datadir()/KIND. A NULL-terminated malloc'd list (cal_data_dirs_free). */
+ * in search order: $ENV when set and non-empty, EXE/../build/KIND (bin/
+ * beside build/), EXE/../KIND (build/bin-san/ inside build/), and
+ * cal_datadir()/KIND; never the current directory. A NULL-terminated
+ * malloc'd list (cal_data_dirs_free). */
 char **cal_data_dirs(const char *kind, const char *env);
 void cal_data_dirs_free(char **dirs);
 

@@ -22,7 +22,7 @@ void cal_pipe_grow(int fd) {
     if (fstat(fd, &st) || !S_ISFIFO(st.st_mode)) return;
     int have = fcntl(fd, F_GETPIPE_SZ);
     /* Above pipe-max-size an unprivileged process is refused: try smaller. */
-    for (int want = 1 << 20; want > have && want >= 1 << 17; want /= 2)
+    for (int want = 1 << 18; want > have && want >= 1 << 17; want /= 2)
         if (fcntl(fd, F_SETPIPE_SZ, want) >= 0) break;
 #else
     (void)fd;

@@ -13,6 +13,12 @@ double cal_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double cal_cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 void cal_progress_init(cal_progress *p, int enabled) {
     memset(p, 0, sizeof *p);
     p->enabled = enabled;

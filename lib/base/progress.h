@@ -16,5 +16,8 @@ void cal_progress_init(cal_progress *p, int enabled);
 void cal_progress_tick(cal_progress *p, uint64_t records, uint64_t bytes);
 void cal_progress_done(cal_progress *p);
 double cal_now(void);
+/* CPU seconds of the whole process, every thread (user + system): the
+ * measure of work that does not grow when the machine is busy. */
+double cal_cpu_now(void);
 
 #endif

@@ -2,6 +2,7 @@
 #include "base/utf8.h"
 
 #include "base/buf.h"
+#include "base/num.h"
 
 #include <string.h>
 
@@ -38,16 +39,36 @@ static size_t seq_len(const unsigned char *s, size_t i, size_t n, size_t *sub) {
 
 size_t cal_utf8_valid_prefix(const char *str, size_t n) {
     const unsigned char *s = (const unsigned char *)str;
+    const uint64_t high = 0x8080808080808080ull;
     size_t i = 0, sub;
     while (i < n) {
-        /* ASCII runs are the common case: 8 bytes at a time. */
+        /* ASCII runs are the common case: 8 bytes at a time, and to the
+         * first byte that is not ASCII by its bit */
         while (i + 8 <= n) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (w & 0x8080808080808080ull) break;
+            uint64_t w = cal_ld64(s + i) & high; /* byte k of the input in bits 8k.. */
+            if (w) {
+                i += (size_t)__builtin_ctzll(w) / 8;
+                break;
+            }
             i += 8;
         }
         if (i >= n) break;
+        unsigned c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        /* the common sequences without the general rules: 2 bytes, and 3
+         * bytes led by E1-EC or EE-EF (no overlong or surrogate cases) */
+        if (c >= 0xc2 && c <= 0xdf && i + 1 < n && (s[i + 1] & 0xc0) == 0x80) {
+            i += 2;
+            continue;
+        }
+        if (c >= 0xe1 && c <= 0xef && c != 0xed && i + 2 < n && (s[i + 1] & 0xc0) == 0x80 &&
+            (s[i + 2] & 0xc0) == 0x80) {
+            i += 3;
+            continue;
+        }
         size_t k = seq_len(s, i, n, &sub);
         if (!k) return i;
         i += k;

@@ -1,4 +1,5 @@
-/* insrc.c - file/stdin/memory byte source with transparent gzip and zstd. */
+/* insrc.c - file/stdin/memory byte source with transparent gzip, zstd, xz
+ * and bzip2. */
 #include "io/insrc.h"
 #include "base/buf.h"
 #include "base/err.h"
@@ -12,13 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bzlib.h>
+#include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
 
 #define IN_CAP (256u << 10)
 #define OUT_CAP (256u << 10)
 
-enum { C_NONE, C_GZIP, C_ZSTD };
+enum { C_NONE, C_GZIP, C_ZSTD, C_XZ, C_BZ2 };
 
 struct cal_insrc {
     char *name;
@@ -34,6 +39,10 @@ struct cal_insrc {
     int z_live;                /* inside a gzip member */
     ZSTD_DCtx *zd;
     size_t zret;               /* last ZSTD_decompressStream hint (0 = frame end) */
+    lzma_stream xz;            /* C_XZ: every stream of the file (LZMA_CONCATENATED) */
+    bz_stream bz;              /* C_BZ2 */
+    int bz_live;               /* inside a bzip2 stream */
+    XXH3_state_t *hash;        /* cal_insrc_hash_raw: the raw bytes read */
     uint8_t *out;
     size_t pos, len, cap;
     uint64_t base;             /* decompressed offset of out[0] */
@@ -71,6 +80,7 @@ static int raw_fill(cal_insrc *s) {
         s->in_pos = 0, s->in_len = (size_t)n;
     }
     s->raw_read += s->in_len;
+    if (s->hash && s->in_len) XXH3_64bits_update(s->hash, s->in, s->in_len);
     if (s->in_len == 0) s->raw_eof = 1;
     return s->in_len > 0;
 }
@@ -89,6 +99,17 @@ static void refill(cal_insrc *s) {
                 fail(s, raw_off(s), "truncated gzip data");
             if (s->codec == C_ZSTD && s->zret != 0)
                 fail(s, raw_off(s), "truncated zstd data");
+            if (s->codec == C_BZ2 && s->bz_live)
+                fail(s, raw_off(s), "truncated bzip2 data");
+            if (s->codec == C_XZ) { /* the end of the last stream: LZMA_FINISH says whether it is whole */
+                size_t had = s->len;
+                s->xz.next_in = NULL, s->xz.avail_in = 0;
+                s->xz.next_out = s->out + s->len, s->xz.avail_out = s->cap - s->len;
+                lzma_ret rc = lzma_code(&s->xz, LZMA_FINISH);
+                s->len = s->cap - s->xz.avail_out;
+                if (rc == LZMA_OK && s->len > had) break; /* more output first; then finish again */
+                if (rc != LZMA_STREAM_END) fail(s, raw_off(s), "truncated xz data");
+            }
             s->eof = 1;
             break;
         }
@@ -113,6 +134,37 @@ static void refill(cal_insrc *s) {
             if (rc == Z_STREAM_END) s->z_live = 0;
             else if (rc != Z_OK && rc != Z_BUF_ERROR)
                 fail(s, raw_off(s), "corrupt gzip data (%s)", s->z.msg ? s->z.msg : "inflate error");
+        } else if (s->codec == C_XZ) {
+            s->xz.next_in = s->in + s->in_pos;
+            s->xz.avail_in = s->in_len - s->in_pos;
+            s->xz.next_out = s->out + s->len;
+            s->xz.avail_out = s->cap - s->len;
+            lzma_ret rc = lzma_code(&s->xz, LZMA_RUN);
+            s->in_pos = s->in_len - s->xz.avail_in;
+            s->len = s->cap - s->xz.avail_out;
+            if (rc != LZMA_OK && rc != LZMA_STREAM_END && rc != LZMA_BUF_ERROR)
+                fail(s, raw_off(s), "corrupt xz data (%s)",
+                     rc == LZMA_MEM_ERROR ? "out of memory" : rc == LZMA_FORMAT_ERROR ? "not xz" :
+                     rc == LZMA_DATA_ERROR ? "damaged data" : rc == LZMA_OPTIONS_ERROR ? "unsupported options" :
+                     "lzma error");
+        } else if (s->codec == C_BZ2) {
+            if (!s->bz_live) { /* another stream follows (pbzip2, cat a.bz2 b.bz2) */
+                BZ2_bzDecompressEnd(&s->bz);
+                memset(&s->bz, 0, sizeof s->bz);
+                if (BZ2_bzDecompressInit(&s->bz, 0, 0) != BZ_OK) cal_die("out of memory (bzip2)");
+                s->bz_live = 1;
+            }
+            s->bz.next_in = (char *)(s->in + s->in_pos);
+            s->bz.avail_in = (unsigned)(s->in_len - s->in_pos);
+            s->bz.next_out = (char *)(s->out + s->len);
+            s->bz.avail_out = (unsigned)(s->cap - s->len);
+            int rc = BZ2_bzDecompress(&s->bz);
+            s->in_pos = s->in_len - s->bz.avail_in;
+            s->len = s->cap - s->bz.avail_out;
+            if (rc == BZ_STREAM_END) s->bz_live = 0;
+            else if (rc != BZ_OK)
+                fail(s, raw_off(s), "corrupt bzip2 data (%s)", rc == BZ_DATA_ERROR_MAGIC ? "not bzip2" :
+                     rc == BZ_MEM_ERROR ? "out of memory" : "damaged data");
         } else {
             ZSTD_inBuffer ib = {s->in, s->in_len, s->in_pos};
             ZSTD_outBuffer ob = {s->out, s->cap, s->len};
@@ -150,6 +202,17 @@ static void detect(cal_insrc *s) {
         s->zd = ZSTD_createDCtx();
         if (!s->zd) cal_die("out of memory (zstd)");
         s->zret = 1;
+    } else if (n >= 6 && !memcmp(b, "\xFD" "7zXZ\0", 6)) {
+        s->codec = C_XZ;
+        lzma_stream init = LZMA_STREAM_INIT;
+        s->xz = init;
+        /* no memory limit of our own: a file may need what xz -d needs */
+        if (lzma_stream_decoder(&s->xz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) cal_die("out of memory (xz)");
+    } else if (n >= 10 && b[0] == 'B' && b[1] == 'Z' && b[2] == 'h' && b[3] >= '1' && b[3] <= '9' &&
+               !memcmp(b + 4, "\x31\x41\x59\x26\x53\x59", 6)) { /* a block's magic (pi) after the header */
+        s->codec = C_BZ2;
+        if (BZ2_bzDecompressInit(&s->bz, 0, 0) != BZ_OK) cal_die("out of memory (bzip2)");
+        s->bz_live = 1;
     }
 }
 
@@ -181,7 +244,20 @@ void cal_insrc_on_error(cal_insrc *s, void (*fn)(void *ctx, uint64_t off, const 
 const char *cal_insrc_name(const cal_insrc *s) { return s->name; }
 
 const char *cal_insrc_codec(const cal_insrc *s) {
-    return s->codec == C_GZIP ? "gzip" : s->codec == C_ZSTD ? "zstd" : "none";
+    static const char *const names[] = {"none", "gzip", "zstd", "xz", "bzip2"};
+    return names[s->codec];
+}
+
+void cal_insrc_hash_raw(cal_insrc *s) {
+    if (s->hash) return;
+    if (!(s->hash = XXH3_createState())) cal_die("out of memory");
+    XXH3_64bits_reset(s->hash);
+    if (s->in && s->in_len) XXH3_64bits_update(s->hash, s->in, s->in_len); /* detect() read the first chunk */
+}
+
+uint64_t cal_insrc_raw_digest(const cal_insrc *s, uint64_t *bytes) {
+    *bytes = s->raw_read;
+    return s->hash ? XXH3_64bits_digest(s->hash) : 0;
 }
 
 size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n) {
@@ -242,6 +318,9 @@ void cal_insrc_close(cal_insrc *s) {
     if (s->fd > 0) close(s->fd);
     if (s->codec == C_GZIP) inflateEnd(&s->z);
     if (s->zd) ZSTD_freeDCtx(s->zd);
+    if (s->codec == C_XZ) lzma_end(&s->xz);
+    if (s->codec == C_BZ2) BZ2_bzDecompressEnd(&s->bz);
+    if (s->hash) XXH3_freeState(s->hash);
     if (s->fd >= 0) free(s->in);
     free(s->out);
     free(s->name);

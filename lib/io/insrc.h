@@ -1,6 +1,7 @@
-/* insrc.h - a streaming byte source over a file or stdin, with gzip and zstd
- * decompression detected by magic bytes (several concatenated members or
- * frames are read one after the other). Offsets are in decompressed bytes.
+/* insrc.h - a streaming byte source over a file or stdin, with gzip, zstd,
+ * xz (liblzma) and bzip2 (libbz2) decompression detected by magic bytes
+ * (several concatenated members, frames or streams are read one after the
+ * other). Offsets are in decompressed bytes.
  * Every I/O or decompression problem ends the program with
  * "PROG: NAME: byte OFF: ..." (OFF: compressed offset for a corrupt block). */
 #ifndef CAL_INSRC_H
@@ -21,8 +22,13 @@ cal_insrc *cal_insrc_mem(const void *p, size_t n, const char *name);
  * return (it longjmps; then close the source). For the fuzzer. */
 void cal_insrc_on_error(cal_insrc *s, void (*fn)(void *ctx, uint64_t off, const char *msg), void *ctx);
 const char *cal_insrc_name(const cal_insrc *s);
-/* "gzip", "zstd" or "none". */
+/* "gzip", "zstd", "xz", "bzip2" or "none". */
 const char *cal_insrc_codec(const cal_insrc *s);
+/* From now on (the first chunk included) an XXH3-64 of the raw bytes as
+ * read: the fingerprint of an input that cannot be read twice (stdin). */
+void cal_insrc_hash_raw(cal_insrc *s);
+/* That hash (0 without cal_insrc_hash_raw) and the raw bytes read so far. */
+uint64_t cal_insrc_raw_digest(const cal_insrc *s, uint64_t *bytes);
 /* Up to n of the first decompressed bytes without consuming them (n <= 4096);
  * returns how many are available. Only before the first read. */
 size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n);

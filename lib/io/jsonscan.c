@@ -28,14 +28,13 @@ static int hex4(const char *p, const char *e, unsigned *v) {
     return 1;
 }
 
-static void put_utf8(cal_buf *b, unsigned c) {
-    char t[4];
-    size_t n;
-    if (c < 0x80) t[0] = (char)c, n = 1;
-    else if (c < 0x800) t[0] = (char)(0xC0 | c >> 6), t[1] = (char)(0x80 | (c & 63)), n = 2;
-    else if (c < 0x10000) t[0] = (char)(0xE0 | c >> 12), t[1] = (char)(0x80 | (c >> 6 & 63)), t[2] = (char)(0x80 | (c & 63)), n = 3;
-    else t[0] = (char)(0xF0 | c >> 18), t[1] = (char)(0x80 | (c >> 12 & 63)), t[2] = (char)(0x80 | (c >> 6 & 63)), t[3] = (char)(0x80 | (c & 63)), n = 4;
-    cal_buf_add(b, t, n);
+/* Writes code point c as UTF-8 at t; returns the byte after it. */
+static char *put_utf8(char *t, unsigned c) {
+    if (c < 0x80) *t++ = (char)c;
+    else if (c < 0x800) *t++ = (char)(0xC0 | c >> 6), *t++ = (char)(0x80 | (c & 63));
+    else if (c < 0x10000) *t++ = (char)(0xE0 | c >> 12), *t++ = (char)(0x80 | (c >> 6 & 63)), *t++ = (char)(0x80 | (c & 63));
+    else *t++ = (char)(0xF0 | c >> 18), *t++ = (char)(0x80 | (c >> 12 & 63)), *t++ = (char)(0x80 | (c >> 6 & 63)), *t++ = (char)(0x80 | (c & 63));
+    return t;
 }
 
 /* Nonzero when one of the 8 bytes of w is '"', '\\' or below 0x20. */
@@ -47,18 +46,24 @@ static uint64_t special8(uint64_t w) {
 
 static int special(char c) { return c == '"' || c == '\\' || (unsigned char)c < 0x20; }
 
+#ifdef __SSE2__
+/* A bit for each of the 16 bytes of v that is '"', '\\' or below 0x20. */
+static inline unsigned special16(__m128i v) {
+    const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
+                               _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v)); /* v <= 0x1f */
+    return (unsigned)_mm_movemask_epi8(hit);
+}
+#endif
+
 /* The first '"', '\\' or control byte at or after p, or e. Text is mostly
  * plain runs: 16 bytes at a time with SSE2 (every x86-64 has it), 8 with
  * the word trick elsewhere. */
 static const char *scan_plain(const char *p, const char *e) {
 #ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
     while (e - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bs)),
-                                   _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v)); /* v <= 0x1f */
-        int m = _mm_movemask_epi8(hit);
-        if (m) return p + __builtin_ctz((unsigned)m);
+        unsigned m = special16(_mm_loadu_si128((const __m128i *)(const void *)p));
+        if (m) return p + __builtin_ctz(m);
         p += 16;
     }
 #endif
@@ -75,28 +80,61 @@ static const char *scan_plain(const char *p, const char *e) {
     }
 }
 
+/* What each one-letter escape stands for (0: not one). */
+static const char escaped[256] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f',
+                                  ['n'] = '\n', ['r'] = '\r', ['t'] = '\t'};
+
 /* p at the opening quote; returns the position after the closing quote or
- * NULL. With out, the decoded string is appended. */
+ * NULL. With out, the decoded string is appended (out unchanged on NULL):
+ * written in place in room reserved once, since it is never longer than
+ * its JSON form, plain runs copied 16 bytes at a time. Source code escapes
+ * every line end and tab: appending piece by piece cost cal-read more than
+ * zstd's decompression (perf: string() and memmove 52% of its cycles). */
 static const char *string(const char *p, const char *e, cal_buf *out) {
     p++;
+    char *o = NULL;
+    if (out) {
+        cal_buf_reserve(out, out->n + (size_t)(e - p) + 16);
+        o = out->p + out->n;
+    }
     for (;;) {
-        const char *s = p;
-        p = scan_plain(p, e);
-        if (out && p > s) cal_buf_add(out, s, (size_t)(p - s));
+        if (!out) {
+            p = scan_plain(p, e);
+        } else {
+#ifdef __SSE2__
+            for (;;) { /* the 16 bytes are stored before they are looked at: o has room */
+                if (e - p < 16) {
+                    while (p < e && !special(*p)) *o++ = *p++;
+                    break;
+                }
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+                _mm_storeu_si128((__m128i *)(void *)o, v);
+                unsigned m = special16(v);
+                if (m) {
+                    p += __builtin_ctz(m), o += __builtin_ctz(m);
+                    break;
+                }
+                p += 16, o += 16;
+            }
+#else
+            const char *s = p;
+            p = scan_plain(p, e);
+            memcpy(o, s, (size_t)(p - s));
+            o += p - s;
+#endif
+        }
         if (p >= e || (unsigned char)*p < 0x20) return NULL;
-        if (*p == '"') return p + 1;
+        if (*p == '"') {
+            if (out) out->n = (size_t)(o - out->p);
+            return p + 1;
+        }
         if (++p >= e) return NULL;  /* backslash */
-        char c = *p++, r;
-        switch (c) {
-        case '"': r = '"'; break;
-        case '\\': r = '\\'; break;
-        case '/': r = '/'; break;
-        case 'b': r = '\b'; break;
-        case 'f': r = '\f'; break;
-        case 'n': r = '\n'; break;
-        case 'r': r = '\r'; break;
-        case 't': r = '\t'; break;
-        case 'u': {
+        unsigned char c = (unsigned char)*p++;
+        if (escaped[c]) { /* \n \t \" \\ \/ \b \f \r */
+            if (out) *o++ = escaped[c];
+            continue;
+        }
+        if (c == 'u') {
             unsigned v, w;
             if (!hex4(p, e, &v)) return NULL;
             p += 4;
@@ -106,12 +144,10 @@ static const char *string(const char *p, const char *e, cal_buf *out) {
                 p += 6;
                 v = 0x10000 + ((v - 0xD800) << 10) + (w - 0xDC00);
             } else if (v >= 0xDC00 && v < 0xE000) return NULL;
-            if (out) put_utf8(out, v);
+            if (out) o = put_utf8(o, v);
             continue;
         }
-        default: return NULL;
-        }
-        if (out) cal_buf_addc(out, r);
+        return NULL;
     }
 }
 

@@ -37,19 +37,26 @@ cal_rf_type cal_rf_type_of(const char *path) {
 /* ---- export ------------------------------------------------------------- */
 
 typedef struct {
-    uint64_t id, start; /* start: index of the first id in ids/mask */
+    uint64_t id, start; /* start: index of the first id in ids/mask/role */
     uint32_t len, flags, label;
 } row_info;
 
 struct cal_rowset {
     cal_rf_type type;
+    uint64_t batch; /* rows per batch, each padded to its longest (0: one matrix) */
     cal_buf ids;  /* little-endian u32 */
     cal_buf mask; /* one 0/1 byte per id (1 where a row has no mask) */
+    cal_buf role; /* one 0/1 byte per id (0 where a row has no role mask) */
     row_info *row;
     size_t n, cap;
     char **label;
     size_t nlabel;
     int padded; /* some mask byte is 0 */
+    cal_meta first; /* the metadata when the first row was read (before a trailer) */
+    int roles;  /* some row has a role mask: labels and loss_mask are written */
+    int ragged; /* rows of several lengths: padded on the right to the longest */
+    uint32_t maxlen;
+    int64_t pad_id;
 };
 
 cal_rowset *cal_rowset_new(cal_rf_type type) {
@@ -57,6 +64,8 @@ cal_rowset *cal_rowset_new(cal_rf_type type) {
     s->type = type;
     return s;
 }
+
+void cal_rowset_batch(cal_rowset *s, uint64_t rows) { s->batch = rows; }
 
 size_t cal_rowset_rows(const cal_rowset *s) { return s->n; }
 
@@ -71,38 +80,58 @@ static uint32_t label_index(cal_rowset *s, const char *p, size_t n) {
     return (uint32_t)s->nlabel++;
 }
 
+/* Appends len bytes of v (or len copies of dflt when v is NULL) to b. */
+static void add_bytes(cal_buf *b, const uint8_t *v, uint32_t len, int dflt) {
+    size_t m0 = b->n;
+    cal_buf_reserve(b, m0 + len + 1);
+    if (v) memcpy(b->p + m0, v, len);
+    else memset(b->p + m0, dflt, len);
+    b->n = m0 + len;
+}
+
 void cal_rowset_add(cal_rowset *s, cal_reader *r, const cal_rec *rec) {
     if (rec->kind != CAL_ROW)
         cal_reader_die(r, rec, "expected ROW records to convert, got %s", cal_kind_name(rec->kind));
     cal_row_view v = cal_row(rec);
-    if (s->n && s->type != CAL_RF_JSONL && v.len != s->row[0].len)
-        cal_reader_die(r, rec, "ROW of length %u differs from the first row's %u (%s needs rows of one length)",
-                       v.len, s->row[0].len, s->type == CAL_RF_NPY ? ".npy" : s->type == CAL_RF_NPZ ? ".npz" : ".safetensors");
+    if (v.role && s->type == CAL_RF_NPY)
+        cal_reader_die(r, rec, "ROW with a role mask: .npy holds ids only; write .safetensors, .npz or .jsonl "
+                       "(labels and loss_mask)");
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 256;
         s->row = cal_xrealloc(s->row, s->cap * sizeof *s->row);
     }
+    if (!s->n) cal_meta_copy(&s->first, cal_reader_meta(r));
     row_info *ri = &s->row[s->n++];
     ri->id = rec->id;
     ri->start = s->ids.n / 4;
     ri->len = v.len;
     ri->flags = v.flags;
     ri->label = label_index(s, rec->label, rec->label_len);
+    if (v.len != s->row[0].len) s->ragged = 1;
+    if (v.len > s->maxlen) s->maxlen = v.len;
     cal_buf_add(&s->ids, v.ids, 4 * (size_t)v.len);
-    size_t m0 = s->mask.n;
-    cal_buf_reserve(&s->mask, m0 + v.len + 1);
-    if (v.mask) {
-        memcpy(s->mask.p + m0, v.mask, v.len);
-        if (memchr(v.mask, 0, v.len)) s->padded = 1;
-    } else {
-        memset(s->mask.p + m0, 1, v.len);
-    }
-    s->mask.n = m0 + v.len;
+    add_bytes(&s->mask, v.mask, v.len, 1);
+    if (v.mask && memchr(v.mask, 0, v.len)) s->padded = 1;
+    add_bytes(&s->role, v.role, v.len, 0);
+    s->roles |= v.role != NULL;
 }
 
-static int64_t id_at(const cal_rowset *s, const row_info *ri, uint32_t j) {
-    if (ri->flags & CAL_ROW_NOISE) return -1;
-    return (int64_t)cal_ld32(s->ids.p + 4 * (ri->start + j));
+/* What a matrix holds: ids (pad id beyond a row's end), the attention mask,
+ * labels (the id where the token is the assistant's output and real, else
+ * -100, as transformers' and llm-compressor's labels), the loss mask. */
+enum { V_IDS, V_MASK, V_LABELS, V_LOSS, V_LENGTHS };
+
+static int64_t value_at(const cal_rowset *s, const row_info *ri, uint32_t j, int what) {
+    if (j >= ri->len) return what == V_IDS ? s->pad_id : what == V_LABELS ? -100 : 0;
+    uint64_t k = ri->start + j;
+    int real = s->mask.p[k] != 0, out = real && s->role.p[k];
+    switch (what) {
+    case V_MASK: return real;
+    case V_LOSS: return out;
+    default: break;
+    }
+    int64_t id = (ri->flags & CAL_ROW_NOISE) ? -1 : (int64_t)cal_ld32(s->ids.p + 4 * k);
+    return what == V_IDS ? id : out ? id : -100;
 }
 
 typedef void (*sink_fn)(void *ctx, const void *p, size_t n);
@@ -115,14 +144,37 @@ static void to_crc(void *crc, const void *p, size_t n) {
     *(uint32_t *)crc = (uint32_t)c;
 }
 
-/* Passes every row's ids (or mask) as int64 to sink, in chunks. */
-static void each_i64(const cal_rowset *s, int mask, sink_fn sink, void *ctx) {
+/* One matrix: rows [r0, r1) of s, width w. */
+typedef struct {
+    size_t r0, r1;
+    uint32_t w;
+} block;
+
+/* The blocks the rows are written in: one matrix of the longest row's
+ * width, or with a batch size one per batch of its own longest width
+ * (GPTQModel's collate_data). Returns their number; *b is a new array. */
+static size_t blocks(const cal_rowset *s, block **b) {
+    size_t per = s->batch ? (size_t)s->batch : s->n, nb = (s->n + per - 1) / per;
+    *b = cal_xcalloc(nb ? nb : 1, sizeof **b);
+    for (size_t k = 0; k < nb; k++) {
+        block *x = &(*b)[k];
+        x->r0 = k * per, x->r1 = x->r0 + per < s->n ? x->r0 + per : s->n;
+        for (size_t i = x->r0; i < x->r1; i++)
+            if (s->row[i].len > x->w) x->w = s->row[i].len;
+    }
+    return nb;
+}
+
+/* Passes a block's values of kind what as int64 to sink, in chunks
+ * (V_LENGTHS: one value per row). */
+static void each_i64(const cal_rowset *s, const block *b, int what, sink_fn sink, void *ctx) {
     uint8_t *buf = cal_xmalloc(8 * CHUNK);
     size_t k = 0;
-    for (size_t i = 0; i < s->n; i++) {
+    for (size_t i = b->r0; i < b->r1; i++) {
         const row_info *ri = &s->row[i];
-        for (uint32_t j = 0; j < ri->len; j++) {
-            int64_t x = mask ? (int64_t)(uint8_t)s->mask.p[ri->start + j] : id_at(s, ri, j);
+        uint32_t w = what == V_LENGTHS ? 1 : b->w;
+        for (uint32_t j = 0; j < w; j++) {
+            int64_t x = what == V_LENGTHS ? (int64_t)ri->len : value_at(s, ri, j, what);
             cal_st64(buf + 8 * k, (uint64_t)x);
             if (++k == CHUNK) {
                 sink(ctx, buf, 8 * k);
@@ -133,7 +185,26 @@ static void each_i64(const cal_rowset *s, int mask, sink_fn sink, void *ctx) {
     sink(ctx, buf, 8 * k);
     free(buf);
 }
-static void write_i64(cal_file *f, const cal_rowset *s, int mask) { each_i64(s, mask, to_file, f); }
+
+/* The tensors of a block: input_ids, then attention_mask when some row is
+ * padded (always with batches, as collate_data gives it), lengths when rows
+ * differ (one matrix only), labels and loss_mask with role masks. */
+static size_t tensors(const cal_rowset *s, int what[5]) {
+    size_t n = 0;
+    what[n++] = V_IDS;
+    if (s->padded || s->ragged || s->batch || s->type == CAL_RF_NPZ) what[n++] = V_MASK;
+    if (s->ragged && !s->batch) what[n++] = V_LENGTHS;
+    if (s->roles) what[n++] = V_LABELS, what[n++] = V_LOSS;
+    return n;
+}
+
+static const char *const TNAME[] = {"input_ids", "attention_mask", "labels", "loss_mask", "lengths"};
+
+/* "NAME" or, with batches, "NAME.K". */
+static void tensor_name(char *out, size_t cap, const cal_rowset *s, int what, size_t k, const char *ext) {
+    if (s->batch) snprintf(out, cap, "%s.%zu%s", TNAME[what], k, ext);
+    else snprintf(out, cap, "%s%s", TNAME[what], ext);
+}
 
 static char *rows_json(const cal_rowset *s) {
     json_t *a = json_array();
@@ -154,9 +225,16 @@ static char *rows_json(const cal_rowset *s) {
 
 static void write_safetensors(cal_rowset *s, const char *path, const cal_meta *meta) {
     cal_st_writer *w = cal_st_writer_new();
-    cal_buf m = {0};
-    cal__meta_serialize(meta, &m);
+    /* A stream whose metadata grew after its rows (a trailer: what was
+     * dropped) keeps both, so that --import gives back the same bytes. */
+    int trailer = s->first.n && !cal_meta_equal(&s->first, meta);
+    cal_buf m = {0}, t = {0};
+    cal__meta_serialize(trailer ? &s->first : meta, &m);
     cal_buf_addc(&m, 0);
+    if (trailer) {
+        cal__meta_serialize(meta, &t);
+        cal_buf_addc(&t, 0);
+    }
     char *rows = rows_json(s);
     cal_buf ids = {0};
     cal_buf_reserve(&ids, 16 * s->n + 1);
@@ -164,19 +242,31 @@ static void write_safetensors(cal_rowset *s, const char *path, const cal_meta *m
     cal_buf_addc(&ids, 0);
     cal_st_add_meta(w, "format", "pt");
     cal_st_add_meta(w, "calkit.stream", m.p);
+    if (trailer) cal_st_add_meta(w, "calkit.trailer", t.p);
     cal_st_add_meta(w, "calkit.rows", rows);
     cal_st_add_meta(w, "calkit.ids", ids.p);
-    uint64_t shape[2] = {s->n, s->row[0].len};
-    cal_st_add(w, "input_ids", "I64", 2, shape, NULL);
-    if (s->padded) cal_st_add(w, "attention_mask", "I64", 2, shape, NULL);
+    char bs[32];
+    if (s->batch) snprintf(bs, sizeof bs, "%llu", (unsigned long long)s->batch), cal_st_add_meta(w, "calkit.batch", bs);
+    block *b;
+    int what[5];
+    size_t nb = blocks(s, &b), nt = tensors(s, what);
+    for (size_t k = 0; k < nb; k++)
+        for (size_t t = 0; t < nt; t++) {
+            char name[64];
+            tensor_name(name, sizeof name, s, what[t], k, "");
+            uint64_t shape[2] = {b[k].r1 - b[k].r0, b[k].w};
+            cal_st_add(w, name, "I64", what[t] == V_LENGTHS ? 1 : 2, shape, NULL);
+        }
     cal_file *f = cal_file_create(path);
     cal_st_write_header(w, f);
-    write_i64(f, s, 0);
-    if (s->padded) write_i64(f, s, 1);
+    for (size_t k = 0; k < nb; k++)
+        for (size_t t = 0; t < nt; t++) each_i64(s, &b[k], what[t], to_file, f);
     cal_file_commit(f);
     cal_st_writer_free(w);
+    free(b);
     free(rows);
     cal_buf_free(&m);
+    cal_buf_free(&t);
     cal_buf_free(&ids);
 }
 
@@ -193,8 +283,11 @@ static char *mask_path(const char *path) {
  * a stale NAME.mask.npy from an earlier export with padding is removed, so a
  * mask beside an .npy always belongs to it. Standard output takes no mask. */
 static void write_npy(cal_rowset *s, const char *path) {
+    if (s->batch) cal_die("%s: --batch needs .safetensors, .npz or .jsonl (an .npy holds one matrix)", path);
     cal_buf h = {0};
-    uint64_t shape[2] = {s->n, s->row[0].len};
+    block *b;
+    blocks(s, &b);
+    uint64_t shape[2] = {s->n, b->w};
     cal_npy_header_i64(&h, 2, shape);
     int to_stdout = !strcmp(path, "-");
     if (s->padded && to_stdout)
@@ -203,36 +296,45 @@ static void write_npy(cal_rowset *s, const char *path) {
     cal_file *f[2] = {cal_file_create(path), s->padded ? cal_file_create(mp) : NULL};
     for (int m = 0; m < 1 + s->padded; m++) {
         cal_file_write(f[m], h.p, h.n);
-        write_i64(f[m], s, m);
+        each_i64(s, b, m ? V_MASK : V_IDS, to_file, f[m]);
     }
     cal_file_commit_all(f, 1 + (size_t)s->padded);
     if (mp && !s->padded && unlink(mp) != 0 && errno != ENOENT) cal_die("%s: cannot remove: %s", mp, strerror(errno));
     free(mp);
+    free(b);
     cal_buf_free(&h);
 }
 
-/* input_ids.npy and attention_mask.npy (all ones when unpadded) in a stored
- * ZIP, as np.savez writes; CRCs come from a first pass over the rows. */
+/* input_ids.npy and attention_mask.npy (all ones when unpadded), and the
+ * other tensors, in a stored ZIP, as np.savez writes; CRCs come from a first
+ * pass over the rows. */
 static void write_npz(cal_rowset *s, const char *path) {
-    cal_buf h = {0};
-    uint64_t shape[2] = {s->n, s->row[0].len};
-    cal_npy_header_i64(&h, 2, shape);
-    uint64_t size = h.n + 8 * (s->ids.n / 4);
-    static const char *const name[2] = {"input_ids.npy", "attention_mask.npy"};
+    block *b;
+    int what[5];
+    size_t nb = blocks(s, &b), nt = tensors(s, what);
     cal_file *f = cal_file_create(path);
     cal_zip z;
     cal_zip_begin(&z, f, path);
-    for (int m = 0; m < 2; m++) {
-        uint32_t crc = 0;
-        to_crc(&crc, h.p, h.n);
-        each_i64(s, m, to_crc, &crc);
-        cal_zip_member(&z, name[m], crc, size);
-        cal_zip_write(&z, h.p, h.n);
-        each_i64(s, m, to_zip, &z);
-    }
+    for (size_t k = 0; k < nb; k++)
+        for (size_t t = 0; t < nt; t++) {
+            cal_buf h = {0};
+            uint64_t shape[2] = {b[k].r1 - b[k].r0, b[k].w};
+            int nd = what[t] == V_LENGTHS ? 1 : 2;
+            cal_npy_header_i64(&h, nd, shape);
+            uint64_t size = h.n + 8 * shape[0] * (nd == 2 ? shape[1] : 1);
+            char name[64];
+            tensor_name(name, sizeof name, s, what[t], k, ".npy");
+            uint32_t crc = 0;
+            to_crc(&crc, h.p, h.n);
+            each_i64(s, &b[k], what[t], to_crc, &crc);
+            cal_zip_member(&z, name, crc, size);
+            cal_zip_write(&z, h.p, h.n);
+            each_i64(s, &b[k], what[t], to_zip, &z);
+            cal_buf_free(&h);
+        }
     cal_zip_end(&z);
     cal_file_commit(f);
-    cal_buf_free(&h);
+    free(b);
 }
 
 /* Appends the decimal form of x (fast path for the many ids of a row). */
@@ -246,39 +348,57 @@ static char *put_i64(char *o, int64_t x) {
     return o;
 }
 
+/* One JSON object per row ({"input_ids": [...], "attention_mask": [...]},
+ * with labels and loss_mask for role masks), each row its own length; with
+ * a batch size one object per batch, lists of rows padded to the batch's
+ * longest, as GPTQModel takes an example of several rows. */
 static void write_jsonl(cal_rowset *s, const char *path) {
     cal_file *f = cal_file_create(path);
+    block *b;
+    size_t nb = blocks(s, &b);
+    int what[4] = {V_IDS, V_MASK, V_LABELS, V_LOSS}, nw = s->roles ? 4 : 2;
     size_t cap = 1u << 16;
     char *buf = cal_xmalloc(cap);
-    for (size_t i = 0; i < s->n; i++) {
-        const row_info *ri = &s->row[i];
-        size_t need = 64 + (size_t)ri->len * 24;
-        if (need > cap) buf = cal_xrealloc(buf, cap = need);
-        char *o = buf;
-        memcpy(o, "{\"input_ids\":[", 14), o += 14;
-        for (uint32_t j = 0; j < ri->len; j++) {
-            if (j) *o++ = ',';
-            o = put_i64(o, id_at(s, ri, j));
-        }
-        *o++ = ']';
-        { /* always: AutoGPTQ's quantize(examples) reads example["attention_mask"] */
-            memcpy(o, ",\"attention_mask\":[", 19), o += 19;
-            for (uint32_t j = 0; j < ri->len; j++) {
-                if (j) *o++ = ',';
-                *o++ = s->mask.p[ri->start + j] ? '1' : '0';
+    for (size_t k = 0; k < nb; k++) {
+        size_t rows = b[k].r1 - b[k].r0;
+        for (size_t i = s->batch ? 0 : b[k].r0; i < (s->batch ? 1 : b[k].r1); i++) {
+            size_t r0 = s->batch ? b[k].r0 : i, r1 = s->batch ? b[k].r1 : i + 1;
+            size_t need = 64 + 96 * (r1 - r0) + (size_t)(s->batch ? b[k].w : s->row[i].len) * (r1 - r0) * 44;
+            if (need > cap) buf = cal_xrealloc(buf, cap = need);
+            char *o = buf;
+            *o++ = '{';
+            for (int t = 0; t < nw; t++) {
+                o += sprintf(o, "%s\"%s\":", t ? "," : "", TNAME[what[t]]);
+                if (s->batch) *o++ = '[';
+                for (size_t r = r0; r < r1; r++) {
+                    const row_info *ri = &s->row[r];
+                    uint32_t w = s->batch ? b[k].w : ri->len;
+                    if (r > r0) *o++ = ',';
+                    *o++ = '[';
+                    for (uint32_t j = 0; j < w; j++) {
+                        if (j) *o++ = ',';
+                        o = put_i64(o, value_at(s, ri, j, what[t])); /* always: AutoGPTQ reads attention_mask */
+                    }
+                    *o++ = ']';
+                }
+                if (s->batch) *o++ = ']';
             }
-            *o++ = ']';
+            *o++ = '}';
+            *o++ = '\n';
+            cal_file_write(f, buf, (size_t)(o - buf));
         }
-        *o++ = '}';
-        *o++ = '\n';
-        cal_file_write(f, buf, (size_t)(o - buf));
+        (void)rows;
     }
     free(buf);
+    free(b);
     cal_file_commit(f);
 }
 
 void cal_rowset_write(cal_rowset *s, const char *path, const cal_meta *meta) {
     if (s->n == 0) cal_die("%s: no ROW records to write", path);
+    int64_t pad = cal_meta_get_int(meta, "pad");
+    s->pad_id = pad >= 0 ? pad : cal_meta_get_int(meta, "eos") >= 0 ? cal_meta_get_int(meta, "eos") : 0;
+    if (s->ragged && !s->batch && s->type != CAL_RF_JSONL) s->padded = 1; /* the right ends of the short rows */
     switch (s->type) {
     case CAL_RF_SAFETENSORS: write_safetensors(s, path, meta); break;
     case CAL_RF_NPY: write_npy(s, path); break;
@@ -295,6 +415,8 @@ void cal_rowset_free(cal_rowset *s) {
     free(s->row);
     cal_buf_free(&s->ids);
     cal_buf_free(&s->mask);
+    cal_meta_free(&s->first);
+    cal_buf_free(&s->role);
     free(s);
 }
 
@@ -315,8 +437,11 @@ typedef struct {
     const char *mask_file; /* where the mask is when not in path (NAME.mask.npy) */
     restore_info rs;
     uint32_t *ids;
-    uint8_t *mask;
+    uint8_t *mask, *role;
     size_t cap;
+    const uint8_t *lens;   /* .safetensors lengths: int64 per row (rows padded to the longest), or NULL */
+    const uint8_t *loss;   /* .safetensors loss_mask: int64 [rows, len] (the role masks), or NULL */
+    int have_role;         /* the row being emitted has a role mask in role */
 } importer;
 
 static char *base_label(const char *path) {
@@ -336,13 +461,14 @@ static void reserve(importer *im, size_t len) {
     im->cap = len;
     im->ids = cal_xrealloc(im->ids, len * sizeof *im->ids + 1);
     im->mask = cal_xrealloc(im->mask, len + 1);
+    im->role = cal_xrealloc(im->role, len + 1);
 }
 
 /* Emits row number `r` from im->ids/mask; noise and has_zero from the data. */
 static void emit(importer *im, uint64_t r, uint32_t len, int noise, int has_zero, int have_mask) {
     const char *label = im->label;
     uint64_t id;
-    int use_mask = has_zero;
+    int use_mask = has_zero, use_role = im->have_role;
     if (im->rs.on) {
         json_t *run = json_array_get(im->rs.runs, im->rs.run);
         while (im->rs.left == 0) {
@@ -353,6 +479,7 @@ static void emit(importer *im, uint64_t r, uint32_t len, int noise, int has_zero
         label = json_string_value(json_array_get(run, 0));
         uint32_t flags = (uint32_t)json_integer_value(json_array_get(run, 1));
         use_mask = (flags & CAL_ROW_MASK) != 0;
+        use_role = im->have_role && (flags & CAL_ROW_ROLE);
         if (!use_mask && has_zero)
             cal_die_at(im->path, 8, "calkit.rows says row %llu has no mask, but attention_mask has a 0",
                        (unsigned long long)r);
@@ -364,7 +491,8 @@ static void emit(importer *im, uint64_t r, uint32_t len, int noise, int has_zero
     } else {
         id = cal_hash(im->ids, 4 * (size_t)len);
     }
-    cal_write_row(im->w, label, id, im->ids, use_mask ? im->mask : NULL, len, noise ? CAL_ROW_NOISE : 0);
+    cal_write_row_role(im->w, label, id, im->ids, use_mask ? im->mask : NULL, use_role ? im->role : NULL, len,
+                       noise ? CAL_ROW_NOISE : 0);
 }
 
 static int64_t ld(const uint8_t *p, int es) {
@@ -387,8 +515,17 @@ static size_t import_matrix(importer *im, const uint8_t *ids, int ies, uint64_t 
     if (len == 0 && rows > ids_off)
         cal_die_at(im->path, ids_off, "%llu rows of length 0 (more rows than the file has bytes)", (unsigned long long)rows);
     reserve(im, (size_t)len);
+    uint64_t width = len;
     for (uint64_t r = 0; r < rows; r++) {
-        const uint8_t *p = ids + r * len * ies;
+        const uint8_t *p = ids + r * width * ies;
+        len = width;
+        if (im->lens) { /* rows padded to the longest: each its own length */
+            int64_t l = (int64_t)cal_ld64(im->lens + 8 * r);
+            if (l < 0 || (uint64_t)l > width)
+                cal_die_at(im->path, 8, "lengths[%llu] = %lld is not a length of a row of %llu", (unsigned long long)r,
+                           (long long)l, (unsigned long long)width);
+            len = (uint64_t)l;
+        }
         int noise = len > 0 && ld(p, ies) == -1;
         for (uint64_t j = 0; j < len; j++) {
             int64_t x = ld(p + j * ies, ies);
@@ -405,14 +542,23 @@ static size_t import_matrix(importer *im, const uint8_t *ids, int ies, uint64_t 
         int has_zero = 0;
         if (mask)
             for (uint64_t j = 0; j < len; j++) {
-                int64_t m = ld(mask + (r * len + j) * mes, mes);
+                int64_t m = ld(mask + (r * width + j) * mes, mes);
                 if (m != 0 && m != 1)
-                    cal_die_at(im->mask_file ? im->mask_file : im->path, mask_off + (r * len + j) * mes,
+                    cal_die_at(im->mask_file ? im->mask_file : im->path, mask_off + (r * width + j) * mes,
                                "attention_mask[%llu][%llu] = %lld is not 0 or 1", (unsigned long long)r,
                                (unsigned long long)j, (long long)m);
                 im->mask[j] = (uint8_t)m;
                 has_zero |= m == 0;
             }
+        if (im->loss)
+            for (uint64_t j = 0; j < len; j++) {
+                int64_t m = (int64_t)cal_ld64(im->loss + 8 * (r * width + j));
+                if (m != 0 && m != 1)
+                    cal_die_at(im->path, 8, "loss_mask[%llu][%llu] = %lld is not 0 or 1", (unsigned long long)r,
+                               (unsigned long long)j, (long long)m);
+                im->role[j] = (uint8_t)m;
+            }
+        im->have_role = im->loss != NULL;
         emit(im, r, (uint32_t)len, noise, has_zero, mask != NULL);
     }
     return (size_t)rows;
@@ -440,7 +586,7 @@ static int restore_setup(importer *im, const cal_st_file *f, uint64_t rows) {
         json_t *l = json_array_get(r, 0), *fl = json_array_get(r, 1), *c = json_array_get(r, 2);
         ok = json_is_array(r) && json_array_size(r) == 3 && json_is_string(l) && json_is_integer(fl) &&
              json_is_integer(c) && json_integer_value(c) > 0 && json_integer_value(fl) >= 0 &&
-             json_integer_value(fl) <= 3 && strlen(json_string_value(l)) == json_string_length(l) &&
+             json_integer_value(fl) <= 7 && strlen(json_string_value(l)) == json_string_length(l) &&
              cal_label_check(json_string_value(l), json_string_length(l), err, sizeof err) == 0;
         if (ok && (uint64_t)json_integer_value(c) > rows - total) ok = 0; /* no wrap past rows */
         if (ok) total += (uint64_t)json_integer_value(c);
@@ -475,6 +621,8 @@ static int mask_dtype(const char *d) {
 
 static size_t import_safetensors(importer *im, int argc, char **argv) {
     cal_st_file *f = cal_st_open(im->path);
+    if (cal_st_meta_get(f, "calkit.batch"))
+        cal_die_at(im->path, 8, "rows written in batches (cal-cat --batch) are not read back; export without --batch");
     const cal_st_tensor *t = cal_st_find(f, "input_ids");
     if (!t) cal_die_at(im->path, 8, "no tensor 'input_ids'%s", cal_st_hint(f, "input_ids"));
     int es = int_dtype(t->dtype);
@@ -490,9 +638,24 @@ static size_t import_safetensors(importer *im, int argc, char **argv) {
         if (m->numel != t->numel || m->ndim != t->ndim || m->shape[0] != t->shape[0])
             cal_die_at(im->path, 8, "attention_mask and input_ids differ in shape");
     }
+    const cal_st_tensor *lt = cal_st_find(f, "lengths"), *lm = cal_st_find(f, "loss_mask");
+    if (lt && (strcmp(lt->dtype, "I64") || lt->ndim != 1 || lt->shape[0] != rows))
+        cal_die_at(im->path, 8, "lengths is not int64 [%llu]", (unsigned long long)rows);
+    if (lm && (strcmp(lm->dtype, "I64") || lm->numel != t->numel || lm->ndim != t->ndim))
+        cal_die_at(im->path, 8, "loss_mask is not int64 of input_ids' shape");
+    im->lens = lt ? lt->data : NULL, im->loss = lm ? lm->data : NULL;
     if (!restore_setup(im, f, rows)) cal_meta_add_stage(cal_writer_meta(im->w), argc, argv, NULL);
     size_t n = import_matrix(im, t->data, es, t->offset, m ? m->data : NULL, mes, m ? m->offset : 0, rows,
                              len, "input_ids");
+    const char *tm = im->rs.on ? cal_st_meta_get(f, "calkit.trailer") : NULL;
+    if (tm) { /* the stream's later metadata: its trailer again */
+        char err[256];
+        cal_meta meta = {0};
+        if (!cal__meta_parse(tm, strlen(tm), &meta, err, sizeof err))
+            cal_die_at(im->path, 8, "calkit.trailer metadata: %s", err);
+        cal_meta_copy(cal_writer_meta(im->w), &meta);
+        cal_meta_free(&meta);
+    }
     json_decref(im->rs.runs);
     cal_st_close(f);
     return n;
@@ -591,5 +754,6 @@ size_t cal_rowfile_import(const char *path, cal_writer *w, int argc, char **argv
     free(im.label);
     free(im.ids);
     free(im.mask);
+    free(im.role);
     return n;
 }

@@ -4,6 +4,13 @@
  * it when a row has padding), .npz (input_ids and attention_mask, export
  * only) and .jsonl ({"input_ids": [...], "attention_mask": [...]} per row:
  * the mask always, all ones when unpadded, as AutoGPTQ requires it).
+ * Rows of several lengths (cal-pack --pad none) keep their lengths: each
+ * .jsonl line its own; in .safetensors/.npz/.npy padded on the right to the
+ * longest row (the stream's pad id, else its eos, else 0) with
+ * attention_mask and (.safetensors/.npz) lengths int64 [rows]; or per batch
+ * (cal_rowset_batch). Rows with a role mask also give labels (the id where
+ * the token is the assistant's output, -100 elsewhere) and loss_mask
+ * (1 there, 0 elsewhere), as llm-compressor and transformers take them.
  *
  * Export keeps what the file format cannot hold in safetensors __metadata__:
  *   calkit.stream   the stream metadata, as "key=value" lines (cal-stream(5))
@@ -21,11 +28,16 @@ typedef enum { CAL_RF_NONE = 0, CAL_RF_SAFETENSORS, CAL_RF_NPY, CAL_RF_NPZ, CAL_
 /* The file type named by PATH's extension, or CAL_RF_NONE. */
 cal_rf_type cal_rf_type_of(const char *path);
 
-/* Collects ROW records in memory (4 bytes per id, 1 per mask byte). */
+/* Collects ROW records in memory (4 bytes per id, 2 per id for the masks). */
 typedef struct cal_rowset cal_rowset;
 cal_rowset *cal_rowset_new(cal_rf_type type);
-/* Dies naming the record when it is not a ROW, or when its length differs
- * from the first row's and the type needs equal rows (.safetensors, .npy). */
+/* Rows written in batches of `rows`, each padded on the right to its own
+ * longest row, as GPTQModel's collate_data pads a batch: tensors NAME.K
+ * (input_ids.0, attention_mask.0, ...) in .safetensors/.npz, one JSON
+ * object of lists of rows per batch in .jsonl; not for .npy. */
+void cal_rowset_batch(cal_rowset *s, uint64_t rows);
+/* Dies naming the record when it is not a ROW, or when the type cannot hold
+ * it (.npy: a role mask). */
 void cal_rowset_add(cal_rowset *s, cal_reader *r, const cal_rec *rec);
 size_t cal_rowset_rows(const cal_rowset *s);
 /* Writes PATH atomically (or stdout for "-"); meta is the stream metadata. */

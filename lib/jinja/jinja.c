@@ -92,6 +92,12 @@ static void fix_tm(struct tm *tm) {
 
 int cal_jinja_render(const cal_jinja *j, const json_t *vars, const cal_jinja_opts *opts,
                      cal_buf *out, char *err, size_t errlen) {
+    return cal_jinja_render_spans(j, vars, opts, out, NULL, err, errlen);
+}
+
+int cal_jinja_render_spans(const cal_jinja *j, const json_t *vars, const cal_jinja_opts *opts, cal_buf *out,
+                           cal_buf *spans, char *err, size_t errlen) {
+    size_t spans0 = spans ? spans->n : 0;
     if (err && errlen) err[0] = 0;
     const char *name = j->t.name;
     if (vars && !json_is_object(vars)) {
@@ -122,6 +128,7 @@ int cal_jinja_render(const cal_jinja *j, const json_t *vars, const cal_jinja_opt
     if (setjmp(rt->err.jb)) {
         jj_arena_free(&rt->ar);
         free(rt);
+        if (spans) spans->n = spans0;
         return -1;
     }
     jj_scope *globals = jj_alloc(&rt->ar, sizeof *globals);
@@ -136,7 +143,15 @@ int cal_jinja_render(const cal_jinja *j, const json_t *vars, const cal_jinja_opt
         json_object_foreach((json_t *)vars, k, v) jj_dict_sets(rt, &root->vars, k, jj_from_json(rt, v, 0));
     }
     jj_buf b = {0};
+    rt->root_out = &b, rt->spans = spans;
     jj_render(rt, &j->t, root, &b);
+    if (spans) /* offsets in out */
+        for (size_t k = spans0; k + 4 <= spans->n; k += 4) {
+            uint32_t v;
+            memcpy(&v, spans->p + k, 4);
+            v += (uint32_t)out->n;
+            memcpy(spans->p + k, &v, 4);
+        }
     if (b.n) cal_buf_add(out, b.p, b.n);
     jj_arena_free(&rt->ar);
     free(rt);

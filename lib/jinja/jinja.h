@@ -69,6 +69,15 @@ cal_jinja *cal_jinja_load(const char *name, const char *src, size_t n, char *err
 int cal_jinja_render(const cal_jinja *t, const json_t *vars, const cal_jinja_opts *opts,
                      cal_buf *out, char *err, size_t errlen);
 
+/* cal_jinja_render, also appending to spans (spans NULL: none) the byte
+ * spans of out that {% generation %} blocks rendered at the template's top
+ * level, as u32 pairs (start, end) in native byte order: what transformers'
+ * AssistantTracker records for return_assistant_tokens_mask (a block
+ * inside a macro or a set/filter block, whose output is captured, gives no
+ * span; nor does an empty one). On error spans is left as it was. */
+int cal_jinja_render_spans(const cal_jinja *t, const json_t *vars, const cal_jinja_opts *opts, cal_buf *out,
+                           cal_buf *spans, char *err, size_t errlen);
+
 void cal_jinja_free(cal_jinja *t);
 
 #endif

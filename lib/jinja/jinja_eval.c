@@ -559,7 +559,15 @@ static flow exec(jj_rt *rt, const jj_node *n, jj_scope *sc, jj_buf *out) {
         }
         return exec_body(rt, n->k1, ws, out);
     }
-    case N_SCOPE: return exec_body(rt, n->k1, child(rt, sc), out);
+    case N_SCOPE: { /* {% generation %}: where its output lands, as transformers' AssistantTracker records it */
+        size_t start = out->n;
+        flow f = exec_body(rt, n->k1, child(rt, sc), out);
+        if (rt->spans && out == rt->root_out && out->n > start) {
+            uint32_t se[2] = {(uint32_t)start, (uint32_t)out->n};
+            cal_buf_add(rt->spans, se, sizeof se);
+        }
+        return f;
+    }
     case N_BREAK: return FLOW_BREAK;
     case N_CONTINUE: return FLOW_CONTINUE;
     default:

@@ -21,6 +21,7 @@
 #ifndef CAL_TEXT_JINJA_INT_H
 #define CAL_TEXT_JINJA_INT_H
 
+#include "base/buf.h"
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -232,6 +233,8 @@ typedef struct jj_rt {
     uint64_t steps, max_steps;
     int depth, max_depth;
     struct tm now;
+    const jj_buf *root_out; /* the template's own output */
+    cal_buf *spans;         /* {% generation %} spans of root_out (u32 pairs), or NULL */
 } jj_rt;
 
 CAL_NORETURN void jj_fail(jj_rt *rt, const char *fmt, ...) CAL_PRINTF(2, 3);

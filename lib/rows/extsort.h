@@ -28,6 +28,9 @@ void cal_extsort_add(cal_extsort *s, uint64_t key, const void *p, size_t n);
 int cal_extsort_next(cal_extsort *s, const void **p, size_t *n);
 /* Number of runs spilled to disk so far (0 = everything fit in memory). */
 size_t cal_extsort_spills(const cal_extsort *s);
+/* Bytes written to temporary files so far (runs, and merge passes), and the
+ * write calls that wrote them: blocks of 1 MiB, not a call per record. */
+void cal_extsort_spill_io(const cal_extsort *s, uint64_t *bytes, uint64_t *writes);
 void cal_extsort_free(cal_extsort *s);
 
 #endif

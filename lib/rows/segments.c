@@ -61,7 +61,7 @@ int cal_segments_rows(const cal_docstore *s, const cal_segments_opts *o, cal_row
         }
         size_t d = cal_docstore_at(s, first * o->seg);
         cal_row_out out = {row, NULL, (uint32_t)o->len, 0, cal_docstore_label(s, d),
-                           cal_hash_seed(picked, per * 8, seed_hash ^ s->docs[d].id)};
+                           cal_hash_seed(picked, per * 8, seed_hash ^ s->docs[d].id), NULL};
         sink(ctx, &out);
     }
     free(perm), free(row), free(picked);

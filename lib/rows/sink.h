@@ -12,6 +12,7 @@ typedef struct {
     uint32_t len, flags; /* flags: CAL_ROW_NOISE or 0 */
     const char *label;   /* NUL-terminated */
     uint64_t id;
+    const uint8_t *role; /* len bytes 0/1 (1: the assistant's output), or NULL */
 } cal_row_out;
 
 /* Called once per row; the row's memory is valid only during the call. */

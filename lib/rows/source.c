@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "stream/shards.h"
 
 #define SLAB (256u << 10)
 /* A regular file never needs draining ahead of the consumer: its reader
@@ -48,6 +49,10 @@ typedef struct {
     uint64_t bread;             /* records of it read from the file */
     slab *taken;                /* the consumer's slabs, taken from the queue */
     cal_meta meta;
+    cal_meta final;             /* every header's, once read to the end */
+    cal_shards *shards;         /* the shards its headers named, once read to the end */
+    int at_end;                 /* read to the end of its input */
+    uint64_t cycled;            /* copies of records made by --cycle */
 } source;
 
 struct cal_sources {
@@ -57,6 +62,7 @@ struct cal_sources {
     source *src;
     char *error; /* the first error of any source */
     int closing; /* cal_sources_free: readers stop waiting and end */
+    int allow_partial;
 };
 
 cal_sources *cal_sources_new(size_t n, size_t queue_bytes) {
@@ -173,12 +179,13 @@ static void *reader_main(void *arg) {
         fail(q, err);
         return NULL;
     }
+    cal_reader_shards_mode(r, 1, 0, q->set->allow_partial);
     pthread_mutex_lock(&q->set->mu);
     cal_meta_copy(&q->meta, cal_reader_meta(r));
     q->opened = 1;
     pthread_cond_broadcast(&q->set->ready);
     pthread_mutex_unlock(&q->set->mu);
-    int keep = q->cycle && q->want != UINT64_MAX, rc = 0;
+    int keep = q->cycle && q->want != UINT64_MAX, rc = 1;
     cal_buf kept = {0}; /* --cycle: the records as in a slab, to repeat them */
     cal_rec rec;
     while (!q->cancelled && q->got + q->bread < q->want && (rc = cal_read_soft(r, &rec, err, sizeof err)) == 1) {
@@ -193,8 +200,25 @@ static void *reader_main(void *arg) {
         }
         push(q, &h, data, 1);
     }
+    if (rc == 0) { /* the whole input: its later headers (a trailer) count */
+        cal_meta_copy(&q->final, cal_reader_meta(r));
+        cal_reader_accept_partial(r, &q->final);
+        q->shards = cal_shards_new();
+        cal_shards_absorb(q->shards, cal_reader_shards(r));
+        q->at_end = 1;
+    } else if (rc == 1) { /* stopped at `want`: a file's trailer is still known */
+        cal_meta tail = {0};
+        if (cal_reader_tail_meta(r, &tail)) {
+            cal_meta_copy(&q->final, cal_reader_meta(r));
+            char e[64];
+            cal_meta_merge(&q->final, &tail, e, sizeof e); /* must-agree keys: the same writer's */
+            q->at_end = 1;
+        }
+        cal_meta_free(&tail);
+    }
     cal_reader_close(r);
     uint64_t have = q->got + q->bread;
+    if (rc >= 0 && keep && have && have < q->want) q->cycled = q->want - have;
     if (rc >= 0 && keep && have)
         for (uint64_t i = have; i < q->want && !q->cancelled;)
             for (size_t at = 0; at < kept.n && i < q->want; i++) {
@@ -275,6 +299,15 @@ int cal_sources_next(cal_sources *s, size_t i, const cal_source_rec **rec, char 
     return 1;
 }
 
+void cal_sources_allow_partial(cal_sources *s) { s->allow_partial = 1; }
+
+cal_shards *cal_sources_shards(cal_sources *s, size_t i) { return s->src[i].shards; }
+
+const cal_meta *cal_sources_final_meta(cal_sources *s, size_t i, uint64_t *cycled) {
+    *cycled = s->src[i].cycled;
+    return s->src[i].at_end ? &s->src[i].final : NULL;
+}
+
 uint64_t cal_sources_got(cal_sources *s, size_t i) {
     pthread_mutex_lock(&s->mu);
     uint64_t n = s->src[i].got;
@@ -307,6 +340,8 @@ void cal_sources_free(cal_sources *s) {
         free_chain(s->src[i].cur);
         free_chain(s->src[i].spare);
         cal_meta_free(&s->src[i].meta);
+        cal_meta_free(&s->src[i].final);
+        cal_shards_free(s->src[i].shards);
         free(s->src[i].path);
     }
     pthread_mutex_destroy(&s->mu);

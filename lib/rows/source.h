@@ -47,6 +47,16 @@ const cal_meta *cal_sources_meta(cal_sources *s, size_t i, char *err, size_t err
  * error of any source in err. The record stays valid until the next call
  * for source i (its memory is reused then). */
 int cal_sources_next(cal_sources *s, size_t i, const cal_source_rec **rec, char *err, size_t errlen);
+/* Before any start: a source's shards that meet incomplete are accepted
+ * with a warning instead of failing it (--allow-partial; stream/shards.h). */
+void cal_sources_allow_partial(cal_sources *s);
+/* After cal_sources_join: source i's metadata merged from every header when
+ * it was read to the end (its trailer too: what upstream dropped), else
+ * NULL; *cycled: the copies --cycle made of its records. */
+const cal_meta *cal_sources_final_meta(cal_sources *s, size_t i, uint64_t *cycled);
+/* After cal_sources_join: the shards source i's headers named, when it was
+ * read to its end (else NULL), to check the sources' shards together. */
+struct cal_shards *cal_sources_shards(cal_sources *s, size_t i);
 /* Records read from source i so far (before any cycling). */
 uint64_t cal_sources_got(cal_sources *s, size_t i);
 /* Waits for every thread to end: 0, or -1 with the first error. */

@@ -1,5 +1,6 @@
 /* collect.c - records of cal-streams into Hessian accumulators (collect.h). */
 #include "stats/collect.h"
+#include "stream/shards.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct cal_collect {
     int have_meta;
     cal_progress pr;
     uint64_t nrec, nbytes; /* totals for the progress line */
+    cal_shards *shards;    /* every input's, checked together */
 };
 
 static acc *add_acc(cal_collect *c, const char *label, size_t len, size_t d) {
@@ -51,6 +53,7 @@ static acc *add_acc(cal_collect *c, const char *label, size_t len, size_t d) {
 cal_collect *cal_collect_new(const cal_collect_opts *o) {
     cal_collect *c = cal_xcalloc(1, sizeof *c);
     c->o = *o;
+    c->shards = cal_shards_new();
     /* many accumulators: small blocks keep their buffers small */
     if (o->by_label && !o->block) c->o.block = 256;
     cal_progress_init(&c->pr, o->progress);
@@ -147,6 +150,7 @@ void cal_collect_read(cal_collect *c, const char *path) {
      * while mapping the page cache's 4 KiB pages cost more than the copy
      * (measured: 5% of the CPU time at 8192 x 2048, 2 threads). */
     cal_reader *r = cal_reader_open(path);
+    cal_reader_shards_mode(r, 0, 0, 0);
     if (!c->have_meta) {
         cal_meta_copy(&c->meta, cal_reader_meta(r));
         c->have_meta = 1;
@@ -176,8 +180,11 @@ void cal_collect_read(cal_collect *c, const char *path) {
         if (!cal_meta_merge(&c->meta, cal_reader_meta(r), err, sizeof err))
             cal_die("%s: %s", cal_reader_name(r), err);
     }
+    cal_shards_absorb(c->shards, cal_reader_shards(r));
     cal_reader_close(r);
 }
+
+cal_shards *cal_collect_shards(cal_collect *c) { return c->shards; }
 
 /* The distinct-token path: H = sum_t c_t f(E[t]) f(E[t])^T via rows scaled
  * by sqrt(c_t). */
@@ -206,6 +213,7 @@ void cal_collect_finish(cal_collect *c, cal_result *r) {
 
 void cal_collect_free(cal_collect *c) {
     if (!c) return;
+    cal_shards_free(c->shards);
     for (size_t i = 0; i < c->n; i++) {
         cal_hess_free(c->a[i].h);
         free(c->a[i].label);

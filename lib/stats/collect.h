@@ -43,6 +43,8 @@ void cal_collect_read(cal_collect *c, const char *path);
 void cal_collect_finish(cal_collect *c, cal_result *r);
 /* Worker threads of an accumulator; the embedding tensor used (or NULL). */
 int cal_collect_threads(const cal_collect *c);
+/* The shards every input met (stream/shards.h), for the caller to check. */
+struct cal_shards *cal_collect_shards(cal_collect *c);
 void cal_collect_free(cal_collect *c);
 
 #endif

@@ -85,7 +85,7 @@ static inline int word_byte(uint8_t c) {
 static void doc_buckets(const cal_rec *rec, cal_buf *lower, cal_ids *out) {
     out->n = 0;
     if (rec->kind == CAL_TOKENS) {
-        size_t n = rec->payload_len / 4;
+        size_t n = cal_tokens_len(rec);
         cal_ids_reserve(out, n);
         for (size_t i = 0; i < n; i++) out->v[i] = (uint32_t)cal_hash(rec->payload + 4 * i, 4) & MASK;
         out->n = n;
@@ -111,7 +111,7 @@ static void doc_buckets(const cal_rec *rec, cal_buf *lower, cal_ids *out) {
 long cal_feat_count(cal_feat *f, const cal_rec *rec, char *err, size_t errlen) {
     long terms = 0;
     if (f->e) {
-        size_t n = rec->payload_len / 4;
+        size_t n = cal_tokens_len(rec);
         for (size_t i = 0; i < n; i++) {
             uint32_t t = cal_ld32(rec->payload + 4 * i);
             if (t >= f->ncount)
@@ -247,7 +247,7 @@ static int row_tfidf(cal_feat *f, scratch *s, const cal_rec *rec, float *out) {
 }
 
 static int row_embed(cal_feat *f, scratch *s, const cal_rec *rec, float *out) {
-    size_t n = rec->payload_len / 4, d = f->width;
+    size_t n = cal_tokens_len(rec), d = f->width;
     for (size_t i = 0; i < n; i++) touch(s, cal_ld32(rec->payload + 4 * i));
     double *sum = s->sum, *row = s->row;
     memset(sum, 0, d * sizeof *sum);

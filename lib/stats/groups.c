@@ -12,12 +12,29 @@
  * tiles left and right of it in its row. Either way a group is one call
  * whose first dimension (M) grows: the operand the BLAS packs cheaply (in
  * the other dimension, packing the group cost as much as calls of their
- * own, measured on a 2-core VM). */
+ * own, measured on a 2-core VM).
+ *
+ * Only tiles whose extent along the group is a multiple of 8 join one.
+ * OpenBLAS 0.3.21's AVX-512 dgemm (SkylakeX, Cooperlake) computes rows
+ * past the last multiple of 8 of a call's M with other kernels, so an
+ * element's bits depend on where its call's rows start and end: a group
+ * [432, 436] or [436, 432] differs from its tiles' own calls for some N and
+ * K (measured: N 32 to 436, K 1 to 256), a group of multiples of 8 never
+ * did; Haswell's kernels differed only at N = 433. The tiling's widths are
+ * multiples of 8 but for the last panel when d is not: at d = 1300 (3
+ * panels, the last 436 wide) that one tile kept the start-up check from
+ * allowing any group with the AVX-512 kernels. */
+#define GROUP_ALIGN 8
+
+static int may_join(const cal_psyrk_tile *t, int odd) {
+    return t->i0 != t->j0 && cal_group_extent(t, odd) % GROUP_ALIGN == 0;
+}
+
 void cal_group_neighbours(const cal_psyrk_tile *t, size_t n, int odd, size_t *prev, size_t *next) {
     for (size_t a = 0; a < n; a++) prev[a] = next[a] = CAL_GROUP_NONE;
     for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++) {
-            if (t[a].i0 == t[a].j0 || t[b].i0 == t[b].j0) continue;
+            if (!may_join(&t[a], odd) || !may_join(&t[b], odd)) continue;
             if (odd ? t[a].i0 == t[b].i0 && t[a].j0 + t[a].nj == t[b].j0
                     : t[a].j0 == t[b].j0 && t[a].i0 + t[a].ni == t[b].i0)
                 next[a] = b, prev[b] = a;

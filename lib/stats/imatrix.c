@@ -69,6 +69,23 @@ void cal_imatrix_add_dataset(cal_imatrix *m, const char *name) {
     m->datasets[m->ndatasets++] = cal_xstrdup(name);
 }
 
+size_t cal_imatrix_add_sources(cal_imatrix *m, const cal_meta *meta) {
+    size_t before = m->ndatasets;
+    /* input=<16 hex> <bytes> <name>: the name, once */
+    for (size_t i = 0; meta && i < meta->n; i++) {
+        const char *v = meta->val[i], *sp1, *sp2;
+        if (strcmp(meta->key[i], "input") || !(sp1 = strchr(v, ' ')) || !(sp2 = strchr(sp1 + 1, ' '))) continue;
+        int seen = 0;
+        for (size_t k = before; k < m->ndatasets && !seen; k++) seen = !strcmp(m->datasets[k], sp2 + 1);
+        if (!seen) cal_imatrix_add_dataset(m, sp2 + 1);
+    }
+    /* else the stage lines that read the text, as run */
+    for (size_t i = 0; meta && m->ndatasets == before && i < meta->n; i++)
+        if (!strcmp(meta->key[i], "stage") && !strncmp(meta->val[i], "cal-read ", 9))
+            cal_imatrix_add_dataset(m, meta->val[i]);
+    return m->ndatasets - before;
+}
+
 /* ---- reading a GGUF imatrix --------------------------------------------- */
 
 /* "FILE: byte OFF: what" into err; 0. */

@@ -26,6 +26,7 @@
 
 #include "base/buf.h"
 #include "io/gguf.h"
+#include "stream/stream.h"
 
 typedef struct {
     char *name;
@@ -58,6 +59,13 @@ int cal_imatrix_add(cal_imatrix *m, const char *name, size_t d, size_t nmat, con
  * count that is negative or not a whole number. */
 int cal_imatrix_add_gguf(cal_imatrix *m, const cal_gguf_file *f, char *err, size_t errlen);
 void cal_imatrix_add_dataset(cal_imatrix *m, const char *name);
+/* The datasets of a stream with metadata meta (NULL: none), as
+ * llama-imatrix names its text file: the names of its input lines
+ * (input=<fingerprint> <bytes> <name>, cal-read's, each name once), else
+ * its cal-read stage lines as run (cal-read wiki -n 40); returns how many
+ * were added (0: the caller names the files read, or stdin). So a set piped
+ * from a named source is not "stdin" in llama-quantize's model metadata. */
+size_t cal_imatrix_add_sources(cal_imatrix *m, const cal_meta *meta);
 /* The GGUF file; imatrix.chunk_size is the largest count per chunk. */
 void cal_imatrix_serialize(const cal_imatrix *m, cal_buf *out);
 void cal_imatrix_free(cal_imatrix *m);

@@ -50,7 +50,9 @@
  *     share of the tasks that can start now (a whole column or row at 2
  *     workers, seldom two tiles at 16). One call packs the shared panel
  *     once instead of once a tile: 7-15% less CPU time on one thread at
- *     d = 4096 on a 2-core VM. Only full blocks group.
+ *     d = 4096 on a 2-core VM. Only full blocks group, and only tiles whose
+ *     extent along the group is a multiple of 8 (groups.c: OpenBLAS's
+ *     AVX-512 kernels add other rows differently).
  *   - Blocks in flight. The producer fills one block while up to NBUF - 1
  *     wait for or are in the workers' hands (a tile may run blocks ahead of
  *     another); NBUF (3 to 16) is chosen from the thread count so that

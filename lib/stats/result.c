@@ -452,6 +452,17 @@ int cal_result_to_imatrix(const cal_result *r, const char *name, int gguf_names,
         } else if (!(gguf_names && *e->label) && snprintf(t[i].name, sizeof t[i].name, "%s", n) < 0) {
             ok = 0;
         }
+        char conv[CAL_IMATRIX_MAX_NAME + 64];
+        long ex;
+        if (ok && !gguf_names && cal_gguf_weight_name(t[i].name, conv, sizeof conv, &ex)) {
+            /* llama-quantize looks weights up by llama.cpp's names: one under
+             * transformers' name is ignored without a word (issue 25) */
+            snprintf(err, errlen,
+                     "imatrix entry '%s' has a transformers module name, which llama-quantize ignores: add "
+                     "--gguf-names to write llama.cpp's (%s%s)",
+                     t[i].name, conv, ex >= 0 ? ", expert rows" : "");
+            ok = 0;
+        }
         if (ok && strlen(n = t[i].name) > CAL_IMATRIX_MAX_NAME) {
             snprintf(err, errlen, "weight name '%s' is too long for an imatrix (at most %d bytes)", n,
                      CAL_IMATRIX_MAX_NAME);
@@ -465,4 +476,25 @@ int cal_result_to_imatrix(const cal_result *r, const char *name, int gguf_names,
     free(t);
     if (ok) m->chunk_count += rows;
     return ok;
+}
+
+void cal_result_file_meta(const cal_st_file *f, cal_meta *out) {
+    for (size_t i = 0; i < cal_st_meta_count(f); i++) {
+        const char *k = cal_st_meta_key(f, i), *v = cal_st_meta_val(f, i);
+        if (result_key(k)) continue;
+        if (!cal_meta_repeats(k)) {
+            cal_meta_add(out, k, v);
+            continue;
+        }
+        for (const char *p = v;;) { /* add_meta joined the lines with newlines */
+            size_t n = strcspn(p, "\n");
+            char *one = cal_xmalloc(n + 1);
+            memcpy(one, p, n);
+            one[n] = 0;
+            cal_meta_add(out, k, one);
+            free(one);
+            if (!p[n]) break;
+            p += n + 1;
+        }
+    }
 }

@@ -89,9 +89,14 @@ void cal_result_write(cal_result *r, const cal_result_form *form, cal_file *f);
  * a label empty) or, for the unlabelled entry, under name. The chunk count
  * grows by the most rows of an entry. Returns 0 with the reason in err for
  * an unlabelled entry without a name, a label gguf_names does not know, a
- * name too long for ggml, or a shape clash. */
+ * name that without gguf_names is a transformers module name (llama-quantize
+ * would ignore the entry), a name too long for ggml, or a shape clash. */
 int cal_result_to_imatrix(const cal_result *r, const char *name, int gguf_names, cal_imatrix *m, char *err,
                           size_t errlen);
 void cal_result_free(cal_result *r);
+
+/* A result file's stream metadata (what cal-hessian kept of its input:
+ * stage, input and drop lines...), repeated keys split back into lines. */
+void cal_result_file_meta(const cal_st_file *f, cal_meta *out);
 
 #endif

@@ -46,8 +46,13 @@ static int is_select_key(const char *k) {
 
 size_t cal_select_meta(cal_meta *m, const cal_select_record *r) {
     for (size_t i = 0; i < m->n;)
-        if (is_select_key(m->key[i])) cal_meta_del(m, m->key[i]);
-        else i++;
+        if (is_select_key(m->key[i])) {
+            char *k = cal_xstrdup(m->key[i]); /* cal_meta_del frees the key it compares with */
+            cal_meta_del(m, k);
+            free(k);
+        } else {
+            i++;
+        }
     cal_meta_set(m, "select.method", r->method);
     cal_meta_setf(m, "select.documents", "%llu", (unsigned long long)r->docs);
     cal_meta_setf(m, "select.chosen", "%zu", r->nchosen);

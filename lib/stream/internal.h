@@ -10,5 +10,5 @@ void cal__meta_serialize(const cal_meta *m, cal_buf *out);
 int cal__meta_check(const cal_meta *m, char *err, size_t errlen);
 int cal__meta_parse(const char *p, size_t n, cal_meta *m, char *err, size_t errlen);
 /* -1 when the metadata is over CAL_MAX_META serialized. */
-int cal__header_encode(const cal_meta *m, cal_buf *out);
+int cal__header_encode(const cal_meta *m, unsigned flags, cal_buf *out);
 #endif

@@ -18,6 +18,16 @@ static int is_must_agree(const char *k) {
     return 0;
 }
 
+/* Keys that repeat, one line each: a merge appends a line that is not
+ * there yet (the same line from two inputs is one fact). */
+static const char *const repeating[] = {"stage", "input", "drop", "partial", "stopped", NULL};
+
+int cal_meta_repeats(const char *key) {
+    for (int i = 0; repeating[i]; i++)
+        if (!strcmp(key, repeating[i])) return 1;
+    return 0;
+}
+
 const char *cal_meta_get(const cal_meta *m, const char *key) {
     for (size_t i = 0; i < m->n; i++)
         if (!strcmp(m->key[i], key)) return m->val[i];
@@ -114,7 +124,7 @@ int cal_meta_merge(cal_meta *dst, const cal_meta *src, char *err, size_t errlen)
             snprintf(err, errlen, "%s mismatch between concatenated streams: %s vs %s", k, have, v);
             return 0;
         }
-        if (!strcmp(k, "stage")) {
+        if (cal_meta_repeats(k)) {
             if (!has_pair(dst, k, v)) cal_meta_add(dst, k, v);
         } else if (!have) {
             cal_meta_add(dst, k, v);
@@ -131,7 +141,7 @@ int cal_meta_equal(const cal_meta *a, const cal_meta *b) {
 }
 
 /* Quote an argument for the stage line only when the shell would need it. */
-static void add_arg(cal_buf *b, const char *a) {
+void cal_meta_quote_arg(cal_buf *b, const char *a) {
     int plain = *a != 0;
     for (const char *p = a; *p; p++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
@@ -187,7 +197,7 @@ void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra) {
         if (!operands && !strcmp(argv[i], "--")) operands = 1;
         else if (!operands && output_opt(argc, argv, &i)) continue;
         cal_buf_addc(&b, ' ');
-        add_arg(&b, argv[i]);
+        cal_meta_quote_arg(&b, argv[i]);
     }
     if (extra && *extra) {
         cal_buf_addc(&b, ' ');

@@ -13,6 +13,7 @@
 #include "base/oshint.h"
 #include "base/utf8.h"
 #include "stream/internal.h"
+#include "stream/shards.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -28,16 +29,25 @@ struct cal_reader {
     unsigned headers;
     int seg_open;          /* a header was read and its END not yet */
     uint64_t seg_records;  /* records of the open segment */
+    cal_shards *shards;    /* every header's shards (stream/shards.h) */
+    int shards_check, shards_whole, shards_allow, shards_done;
+    int continues;         /* the last header had CAL_HDR_CONTINUES */
+    unsigned streams;      /* headers without it */
+    void (*refill)(void *); /* cal_reader_on_refill */
+    void *refill_ctx;
 };
 
 static void reader_init(cal_reader *r, const char *name) {
     r->name = cal_xstrdup(name);
+    r->shards = cal_shards_new();
+    r->shards_check = 1;
 }
 
 /* Make at least `need` bytes available at pos; returns how many are. */
 static size_t fill(cal_reader *r, size_t need, char *err, size_t errlen, int *ioerr) {
     size_t have = r->end - r->pos;
     if (have >= need || r->fd < 0 || r->eof) return have;
+    if (r->refill) r->refill(r->refill_ctx); /* the records returned so far are used up */
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, have);
         r->base += r->pos;
@@ -98,7 +108,11 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     if (version != CAL_FORMAT_VERSION)
         FAIL(off + 8, "unsupported cal-stream version %u (this program reads version %d)", version,
              CAL_FORMAT_VERSION);
-    if (h[10] || h[11]) FAIL(off + 10, "unknown stream header flags 0x%02x%02x", h[11], h[10]);
+    if ((h[10] & ~CAL_HDR_CONTINUES) || h[11])
+        FAIL(off + 10, "unknown stream header flags 0x%02x%02x", h[11], h[10]);
+    unsigned flags = h[10];
+    if ((flags & CAL_HDR_CONTINUES) && r->headers == 0)
+        FAIL(off + 10, "the stream starts with a continuation header (a piece cut from a longer stream?)");
     uint32_t mlen = cal_ld32(h + 12);
     if (mlen > CAL_MAX_META) FAIL(off + 12, "stream metadata length %u exceeds the limit %u", mlen, CAL_MAX_META);
     size_t total = 16 + (size_t)mlen + 8;
@@ -109,6 +123,9 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     if (cal_hash(h, 16 + mlen) != cal_ld64(h + 16 + mlen))
         FAIL(off + 16 + mlen, "stream header checksum mismatch");
     if (!cal__meta_parse((const char *)h + 16, mlen, into, err, errlen)) { *erroff = off; return -1; }
+    cal_shards_header(r->shards, into, flags & CAL_HDR_CONTINUES);
+    r->continues = (flags & CAL_HDR_CONTINUES) != 0;
+    r->streams += !r->continues;
     r->pos += total;
     r->headers++;
     r->seg_open = 1;
@@ -116,25 +133,48 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     return 0;
 }
 
-static int check_payload(const uint8_t *p, size_t n, int kind, char *err, size_t errlen, uint64_t off,
+static int check_payload(const uint8_t *p, size_t n, int kind, unsigned flags, char *err, size_t errlen, uint64_t off,
                          uint64_t *erroff) {
     switch (kind) {
-    case CAL_TEXT:
+    case CAL_TEXT: {
+        if (!(flags & CAL_TEXT_SPANS)) return 0;
+        if (n < 4) FAIL(off, "TEXT payload of %zu bytes has no room for its span count", n);
+        uint64_t ns = cal_ld32(p + n - 4);
+        if (8 * ns + 4 > n) FAIL(off + n - 4, "TEXT span count %llu needs %llu bytes, the payload has %zu",
+                                 (unsigned long long)ns, (unsigned long long)(8 * ns + 4), n);
+        uint64_t tn = n - 8 * ns - 4, prev = 0;
+        for (uint64_t i = 0; i < ns; i++) {
+            uint64_t a = cal_ld32(p + tn + 8 * i), b = cal_ld32(p + tn + 8 * i + 4);
+            if (a < prev || b <= a || b > tn)
+                FAIL(off + tn + 8 * i, "TEXT span %llu [%llu, %llu) is not inside the %llu-byte text, after the last one",
+                     (unsigned long long)i, (unsigned long long)a, (unsigned long long)b, (unsigned long long)tn);
+            prev = b;
+        }
         return 0;
+    }
     case CAL_TOKENS:
+        if (flags & CAL_TOKENS_ROLE) {
+            if (n % 5) FAIL(off, "TOKENS payload of %zu bytes with a role mask is not a multiple of 5", n);
+            for (size_t i = 4 * (n / 5); i < n; i++)
+                if (p[i] > 1) FAIL(off + i, "TOKENS role value %u is not 0 or 1", p[i]);
+            return 0;
+        }
         if (n % 4) FAIL(off, "TOKENS payload of %zu bytes is not a multiple of 4", n);
         return 0;
     case CAL_ROW: {
         if (n < 8) FAIL(off, "ROW payload of %zu bytes is shorter than its 8-byte head", n);
         uint32_t len = cal_ld32(p), flags = cal_ld32(p + 4);
-        if (flags & ~(uint32_t)(CAL_ROW_NOISE | CAL_ROW_MASK)) FAIL(off + 4, "unknown ROW flags 0x%x", flags);
-        uint64_t want = 8 + 4ull * len + ((flags & CAL_ROW_MASK) ? len : 0);
+        if (flags & ~(uint32_t)(CAL_ROW_NOISE | CAL_ROW_MASK | CAL_ROW_ROLE))
+            FAIL(off + 4, "unknown ROW flags 0x%x", flags);
+        int parts = ((flags & CAL_ROW_MASK) != 0) + ((flags & CAL_ROW_ROLE) != 0);
+        uint64_t want = 8 + 4ull * len + (uint64_t)parts * len;
         if (want != n) FAIL(off, "ROW of length %u needs %llu payload bytes, has %zu", len,
                             (unsigned long long)want, n);
-        if (flags & CAL_ROW_MASK) {
-            const uint8_t *m = p + 8 + 4ull * len;
+        for (int k = 0; k < parts; k++) { /* the attention mask, then the role mask */
+            uint64_t at = 8 + 4ull * len + (uint64_t)k * len;
+            const char *what = k == 0 && (flags & CAL_ROW_MASK) ? "mask" : "role";
             for (uint32_t i = 0; i < len; i++)
-                if (m[i] > 1) FAIL(off + 8 + 4ull * len + i, "ROW mask value %u is not 0 or 1", m[i]);
+                if (p[at + i] > 1) FAIL(off + at + i, "ROW %s value %u is not 0 or 1", what, p[at + i]);
         }
         return 0;
     }
@@ -169,6 +209,20 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
             if (r->seg_open)
                 FAIL(off, "truncated stream: no end record after %llu records (did the producer fail?)",
                      (unsigned long long)r->seg_records);
+            if (r->shards_check && !r->shards_done) {
+                r->shards_done = 1;
+                cal_buf why = {0};
+                if (cal_shards_check(r->shards, r->shards_whole, &why)) {
+                    if (!r->shards_allow) {
+                        snprintf(err, errlen, "%s (--allow-partial accepts them)", why.p);
+                        cal_buf_free(&why);
+                        *erroff = off;
+                        return -1;
+                    }
+                    cal_warn("warning: %s: %s; accepted (--allow-partial)", r->name, why.p);
+                }
+                cal_buf_free(&why);
+            }
             return 0;
         }
         const uint8_t *h = r->buf + r->pos;
@@ -189,7 +243,8 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         if (h[0] < CAL_TEXT || h[0] > CAL_END) FAIL(off, "bad record kind 0x%02x (not a cal-stream record)", h[0]);
         if (!r->seg_open) FAIL(off, "record after the end record (missing stream header)");
         if (have < CAL_REC_HEAD) FAIL(off + have, "truncated record header (%zu of 16 bytes)", have);
-        if (h[1] & ~(h[0] == CAL_TEXT ? CAL_TEXT_CHAT : 0u)) FAIL(off + 1, "unknown record flags 0x%02x", h[1]);
+        unsigned allowed = h[0] == CAL_TEXT ? CAL_TEXT_CHAT | CAL_TEXT_SPANS : h[0] == CAL_TOKENS ? CAL_TOKENS_ROLE : 0u;
+        if (h[1] & ~allowed) FAIL(off + 1, "unknown record flags 0x%02x", h[1]);
         size_t llen = h[2] | (size_t)h[3] << 8;
         uint32_t plen = cal_ld32(h + 4);
         if (llen > CAL_MAX_LABEL) FAIL(off + 2, "label length %zu exceeds %u", llen, CAL_MAX_LABEL);
@@ -218,7 +273,7 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
             r->pos += total;
             continue;
         }
-        if (check_payload(payload, plen, h[0], err, errlen, off + CAL_REC_HEAD + llen, erroff)) return -1;
+        if (check_payload(payload, plen, h[0], h[1], err, errlen, off + CAL_REC_HEAD + llen, erroff)) return -1;
         rec->kind = h[0];
         rec->id = cal_ld64(h + 8);
         rec->flags = h[1];
@@ -314,14 +369,14 @@ int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen) {
     if (rc >= 0) return rc;
 fail:;
     /* Prefix the byte offset so soft errors read like hard ones. */
-    char tmp[512];
+    char tmp[1200];
     snprintf(tmp, sizeof tmp, "%s: byte %llu: %s", r->name, (unsigned long long)off, err);
     snprintf(err, errlen, "%s", tmp);
     return -1;
 }
 
 int cal_read(cal_reader *r, cal_rec *rec) {
-    char err[384];
+    char err[1024];
     uint64_t off = 0;
     if (r->headers == 0 && read_header(r, &r->meta, err, sizeof err, &off)) cal_die_at(r->name, off, "%s", err);
     int rc = next_rec(r, rec, err, sizeof err, &off);
@@ -329,8 +384,64 @@ int cal_read(cal_reader *r, cal_rec *rec) {
     return rc;
 }
 
+void cal_reader_on_refill(cal_reader *r, void (*fn)(void *ctx), void *ctx) {
+    r->refill = fn;
+    r->refill_ctx = ctx;
+}
+
 const cal_meta *cal_reader_meta(cal_reader *r) { return &r->meta; }
 unsigned cal_reader_headers(cal_reader *r) { return r->headers; }
+int cal_reader_continues(cal_reader *r) { return r->continues; }
+unsigned cal_reader_streams(cal_reader *r) { return r->streams; }
+
+void cal_reader_shards_mode(cal_reader *r, int check, int whole, int allow_partial) {
+    r->shards_check = check, r->shards_whole = whole, r->shards_allow = allow_partial;
+}
+
+cal_shards *cal_reader_shards(cal_reader *r) { return r->shards; }
+
+int cal_reader_tail_meta(cal_reader *r, cal_meta *out) {
+    struct stat st;
+    if (r->fd < 0 || fstat(r->fd, &st) || !S_ISREG(st.st_mode)) return 0;
+    /* the end: HEADER END(0); END is a 16-byte head, 8 bytes of count, 8 of checksum */
+    const size_t endlen = CAL_REC_HEAD + 8 + 8, most = 16 + CAL_MAX_META + 8 + endlen;
+    size_t n = (uint64_t)st.st_size < most ? (size_t)st.st_size : most;
+    if (n < 16 + 8 + endlen) return 0;
+    uint8_t *b = cal_xmalloc(n);
+    off_t at = st.st_size - (off_t)n;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(r->fd, b + got, n - got, at + (off_t)got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    int found = 0;
+    const uint8_t *e = b + n - endlen;
+    if (got == n && e[0] == CAL_END && !e[1] && !e[2] && !e[3] && cal_ld32(e + 4) == 8 && !cal_ld64(e + 16) &&
+        cal_hash(e, endlen - 8) == cal_ld64(e + endlen - 8)) {
+        /* the last header: the magic nearest the end whose header ends at e */
+        for (size_t i = n - endlen; i-- > 0 && !found;) {
+            if (b[i] != 0x89 || i + 16 > n - endlen || memcmp(b + i, CAL_MAGIC, CAL_MAGIC_LEN)) continue;
+            uint32_t mlen = cal_ld32(b + i + 12);
+            if (i + 16 + (size_t)mlen + 8 != n - endlen || !(b[i + 10] & CAL_HDR_CONTINUES)) continue;
+            if (cal_hash(b + i, 16 + mlen) != cal_ld64(b + i + 16 + mlen)) continue;
+            char err[256];
+            cal_meta m = {0};
+            if (cal__meta_parse((const char *)b + i + 16, mlen, &m, err, sizeof err)) {
+                cal_meta_copy(out, &m);
+                found = 1;
+            }
+            cal_meta_free(&m);
+        }
+    }
+    free(b);
+    return found;
+}
+
+void cal_reader_accept_partial(cal_reader *r, cal_meta *m) {
+    if (r->shards_allow) cal_shards_accept(r->shards, r->shards_whole, m);
+}
 const char *cal_reader_name(cal_reader *r) { return r->name; }
 uint64_t cal_reader_offset(cal_reader *r) { return r->base + r->pos; }
 
@@ -345,9 +456,11 @@ void cal_reader_die(cal_reader *r, const cal_rec *rec, const char *fmt, ...) {
 
 void cal_reader_close(cal_reader *r) {
     if (!r) return;
+    if (r->refill) r->refill(r->refill_ctx);
     if (r->own_fd) close(r->fd);
     if (r->fd >= 0) cal_huge_free(r->buf, r->cap);
     cal_meta_free(&r->meta);
+    cal_shards_free(r->shards);
     free(r->name);
     free(r);
 }

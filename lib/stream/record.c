@@ -32,16 +32,26 @@ void cal_rec_ids(const cal_rec *r, cal_ids *out) {
         n = v.len;
     } else {
         p = r->payload;
-        n = r->payload_len / 4;
+        n = cal_tokens_len(r);
     }
     out->n = 0;
     cal_ids_reserve(out, n);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(out->v, p, 4 * n);
+    if (n) memcpy(out->v, p, 4 * n); /* an empty record: out->v may be NULL */
 #else
     for (size_t i = 0; i < n; i++) out->v[i] = cal_ld32(p + 4 * i);
 #endif
     out->n = n;
+}
+
+cal_text_view cal_text(const cal_rec *r) {
+    cal_text_view v = {(const char *)r->payload, r->payload_len, 0, NULL};
+    if (r->flags & CAL_TEXT_SPANS) {
+        v.nspans = cal_ld32(r->payload + r->payload_len - 4);
+        v.n = r->payload_len - 8 * (size_t)v.nspans - 4;
+        v.spans = r->payload + v.n;
+    }
+    return v;
 }
 
 cal_row_view cal_row(const cal_rec *r) {
@@ -50,6 +60,7 @@ cal_row_view cal_row(const cal_rec *r) {
     v.flags = cal_ld32(r->payload + 4);
     v.ids = r->payload + 8;
     v.mask = (v.flags & CAL_ROW_MASK) ? v.ids + 4 * (size_t)v.len : NULL;
+    v.role = (v.flags & CAL_ROW_ROLE) ? v.ids + 4 * (size_t)v.len + (v.mask ? v.len : 0) : NULL;
     return v;
 }
 
@@ -231,7 +242,7 @@ int cal__meta_parse(const char *p, size_t n, cal_meta *m, char *err, size_t errl
 
 /* The encoded stream header: magic, u16 version, u16 flags, u32 meta_len,
  * metadata, u64 XXH3 of everything before it. */
-int cal__header_encode(const cal_meta *m, cal_buf *out) {
+int cal__header_encode(const cal_meta *m, unsigned flags, cal_buf *out) {
     cal_buf meta = {0};
     cal__meta_serialize(m, &meta);
     if (meta.n > CAL_MAX_META) {
@@ -242,7 +253,8 @@ int cal__header_encode(const cal_meta *m, cal_buf *out) {
     memcpy(h, CAL_MAGIC, 8);
     h[8] = CAL_FORMAT_VERSION;
     h[9] = 0;
-    h[10] = h[11] = 0;
+    h[10] = (uint8_t)flags;
+    h[11] = 0;
     cal_st32(h + 12, (uint32_t)meta.n);
     size_t start = out->n;
     cal_buf_add(out, h, 16);

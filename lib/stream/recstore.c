@@ -57,12 +57,12 @@ int cal_recstore_source(cal_recstore *s, const char *path) {
     source *x = &s->src[s->nsrc];
     x->name = cal_xstrdup(std ? "stdin" : path);
     x->fd = -1, x->own = 0;
-    int fd = std ? 0 : open(path, O_RDONLY);
+    /* Only a regular file is opened again: opening a FIFO or a /dev/fd/N
+     * pipe a second time (and closing it) would disturb its writer. */
     struct stat st;
-    if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
-        x->fd = fd, x->own = !std;
-    } else if (fd >= 0 && !std) {
-        close(fd);
+    if (std ? !fstat(0, &st) && S_ISREG(st.st_mode) : !stat(path, &st) && S_ISREG(st.st_mode)) {
+        x->fd = std ? 0 : open(path, O_RDONLY);
+        x->own = !std && x->fd >= 0;
     }
     return (int)s->nsrc++;
 }

@@ -40,11 +40,16 @@
 #define CAL_MAX_LABEL 255u           /* label bytes */
 #define CAL_MAX_PAYLOAD (1u << 30)   /* payload bytes of one record */
 #define CAL_REC_HEAD 16              /* fixed part of a record header */
+/* Stream header flags (bytes 10-11). */
+#define CAL_HDR_CONTINUES 1u         /* this header continues the stream the END
+                                      * before it closed (the same writer, its
+                                      * metadata changed); without it a header
+                                      * starts a stream (a concatenation) */
 
 typedef enum {
     CAL_TEXT = 1,    /* UTF-8 document */
     CAL_TOKENS = 2,  /* u32 ids, any length */
-    CAL_ROW = 3,     /* u32 len, u32 flags, len u32 ids, [len u8 mask] */
+    CAL_ROW = 3,     /* u32 len, u32 flags, len u32 ids, [len u8 mask], [len u8 role] */
     CAL_VECTORS = 4, /* u32 n, u32 d, u8 dtype, 3 zero bytes, u32 zero, n*d values */
     CAL_END = 5      /* u64 record count of the segment; closes it. Written by the
                       * writer, consumed by the reader (never returned): a stream
@@ -54,12 +59,18 @@ typedef enum {
 /* ROW flags */
 #define CAL_ROW_NOISE 1u  /* a noise row: ids meaningless (0), exported as -1 */
 #define CAL_ROW_MASK 2u   /* an attention mask of len bytes (0/1) follows the ids */
+#define CAL_ROW_ROLE 4u   /* a role mask of len bytes (0/1: 1 where the token is the
+                           * assistant's output) follows the ids and attention mask */
 
 #define CAL_VEC_HEAD 16
 
 /* Record flags (byte 1 of a record header); every other bit must be 0. */
 #define CAL_TEXT_CHAT 1u  /* TEXT rendered from a chat template: its special-token
                            * strings are special tokens (cal-encode matches them) */
+#define CAL_TEXT_SPANS 2u /* TEXT: the text is followed by the byte spans of the
+                           * assistant's output: n x (u32 start, u32 end), u32 n */
+#define CAL_TOKENS_ROLE 2u /* TOKENS: the ids are followed by a role mask, one
+                            * byte (0/1) per id: 1 where the token is the assistant's output */
 
 const char *cal_kind_name(int kind); /* "TEXT", ... or "kind N" */
 
@@ -84,15 +95,24 @@ void cal_meta_setf(cal_meta *m, const char *key, const char *fmt, ...) CAL_PRINT
 void cal_meta_add(cal_meta *m, const char *key, const char *val);    /* always append */
 void cal_meta_del(cal_meta *m, const char *key);
 void cal_meta_copy(cal_meta *dst, const cal_meta *src);              /* dst := src */
+/* Keys that may repeat, one fact a line: stage, input (what cal-read read:
+ * "FP16 BYTES NAME"), drop (what a program left out: cal_drops_record),
+ * partial (a family of shards accepted partial). */
+int cal_meta_repeats(const char *key);
 /* Merge src into dst: keys that must agree are checked (returns 0 and fills
  * err with "KEY mismatch: A vs B" on conflict); other keys are added when
- * missing; stage lines are appended when not already present. 1 on success. */
+ * missing; lines of repeating keys are appended when not already present.
+ * 1 on success. */
 int cal_meta_merge(cal_meta *dst, const cal_meta *src, char *err, size_t errlen);
 /* Appends stage="PROG ARGS..." from argv (arguments joined with spaces,
  * shell-quoted when needed), leaving out -o/--output FILE: an output name
  * never changes the records. Extra resolved defaults can follow in `extra`
  * (e.g. "--seed 0"), or NULL. */
 void cal_meta_add_stage(cal_meta *m, int argc, char **argv, const char *extra);
+/* Appends a as a stage line holds it: as it is when the shell needs no
+ * quoting, else in '...' (or $'...' with \xHH for bytes that are not UTF-8),
+ * so that the value is UTF-8 and the shell gives back the argument. */
+void cal_meta_quote_arg(cal_buf *b, const char *a);
 int cal_meta_equal(const cal_meta *a, const cal_meta *b);
 void cal_meta_free(cal_meta *m);
 
@@ -124,8 +144,20 @@ typedef struct {
 } cal_rec;
 
 /* Views of a record's payload (validated by cal_read for their kind). */
-static inline size_t cal_tokens_len(const cal_rec *r) { return r->payload_len / 4; }
+static inline size_t cal_tokens_len(const cal_rec *r) { return r->payload_len / ((r->flags & CAL_TOKENS_ROLE) ? 5 : 4); }
 static inline uint32_t cal_token(const cal_rec *r, size_t i) { return cal_ld32(r->payload + 4 * i); }
+/* A TOKENS record's role mask (cal_tokens_len bytes), or NULL. */
+static inline const uint8_t *cal_tokens_role(const cal_rec *r) {
+    return (r->flags & CAL_TOKENS_ROLE) ? r->payload + 4 * cal_tokens_len(r) : NULL;
+}
+typedef struct {
+    const char *text;      /* the document (not NUL-terminated) */
+    size_t n;
+    uint32_t nspans;       /* CAL_TEXT_SPANS: spans of the assistant's output */
+    const uint8_t *spans;  /* nspans x (u32 start, u32 end), little-endian, or NULL */
+} cal_text_view;
+/* The text of a TEXT record, and its spans when it has them. */
+cal_text_view cal_text(const cal_rec *r);
 /* Copies the ids of a TOKENS or ROW record into out (replacing its content). */
 void cal_rec_ids(const cal_rec *r, cal_ids *out);
 
@@ -133,6 +165,7 @@ typedef struct {
     uint32_t len, flags;
     const uint8_t *ids;   /* len little-endian u32 */
     const uint8_t *mask;  /* len bytes, or NULL */
+    const uint8_t *role;  /* len bytes (1: assistant output), or NULL */
 } cal_row_view;
 cal_row_view cal_row(const cal_rec *r);
 
@@ -165,11 +198,38 @@ int cal_read(cal_reader *r, cal_rec *rec);
 /* Like cal_read but returns -1 instead of dying, with the message in err
  * (for cal-cat --check and the fuzzer). */
 int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen);
+/* fn(ctx) is called before the reader moves, frees or overwrites bytes of
+ * records it returned (when it refills its buffer, and when it is closed):
+ * a writer given those records by cal_write_raw_lent flushes them there. */
+void cal_reader_on_refill(cal_reader *r, void (*fn)(void *ctx), void *ctx);
 /* Metadata merged from every header seen so far. The first header is read
  * when a file/fd reader is opened (so this is valid before the first cal_read). */
 const cal_meta *cal_reader_meta(cal_reader *r);
 /* Number of headers met so far (1 after open). */
 unsigned cal_reader_headers(cal_reader *r);
+/* Whether the last header met continues the stream before it
+ * (CAL_HDR_CONTINUES) rather than starting a new one. */
+int cal_reader_continues(cal_reader *r);
+/* Headers met so far that started a stream (the files of a concatenation). */
+unsigned cal_reader_streams(cal_reader *r);
+/* Shards (stream/shards.h): every header feeds the reader's ledger, and at
+ * the clean end of input the reader checks that shards which met there are
+ * whole (whole: even one shard must be, as a merge asks), ending the
+ * program with one line naming what is missing, doubled or different;
+ * allow_partial (--allow-partial) makes that a warning on stderr instead.
+ * check 0: no check at the end (a program reading several files checks
+ * their ledgers together, cal_shards_absorb). Default: check, not whole. */
+void cal_reader_shards_mode(cal_reader *r, int check, int whole, int allow_partial);
+struct cal_shards *cal_reader_shards(cal_reader *r);
+/* For a reader that stops before the end of a regular file: the metadata of
+ * the file's trailer (its last header, when it continues the stream and
+ * only an END of 0 records follows it), read from the end of the file, into
+ * out: 1, or 0 when there is none (or the input is a pipe). What stages
+ * upstream dropped is then known without reading the records between. */
+int cal_reader_tail_meta(cal_reader *r, cal_meta *out);
+/* With allow_partial: a `partial` line in m for each family the reader
+ * accepted (later stages accept it too); nothing otherwise. */
+void cal_reader_accept_partial(cal_reader *r, cal_meta *m);
 const char *cal_reader_name(cal_reader *r);
 uint64_t cal_reader_offset(cal_reader *r);
 void cal_reader_close(cal_reader *r);
@@ -190,10 +250,19 @@ void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *t
 /* A TEXT record with record flags (CAL_TEXT_CHAT; other bits are dropped). */
 void cal_write_text_flags(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len,
                           unsigned flags);
+/* The same with the byte spans of the assistant's output: nspans pairs
+ * (start, end) in spans[0 .. 2*nspans), increasing and inside the text
+ * (CAL_TEXT_SPANS is set; nspans 0 is a text with spans known to be none). */
+void cal_write_text_spans(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len, unsigned flags,
+                          const uint32_t *spans, size_t nspans);
 void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, size_t n);
 /* mask may be NULL (no mask stored). */
 void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,
                    const uint8_t *mask, uint32_t len, uint32_t flags);
+/* The same with a role mask (len bytes, nonzero where the token is the
+ * assistant's output), or NULL for none (then as cal_write_row). */
+void cal_write_row_role(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, const uint8_t *mask,
+                        const uint8_t *role, uint32_t len, uint32_t flags);
 void cal_write_vectors(cal_writer *w, const char *label, uint64_t id, uint32_t n, uint32_t d,
                        int dtype, const void *data);
 /* Generic record with a ready payload (label length given explicitly). */
@@ -209,11 +278,22 @@ void cal_write_rec_flags(cal_writer *w, int kind, unsigned flags, const char *la
  * a valid label or there are too many ids. It touches no writer. */
 int cal_encode_tokens(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids, size_t n,
                       char *err, size_t errlen);
+/* The same with a role mask of n bytes (nonzero: the assistant's output),
+ * or NULL for none (then as cal_encode_tokens). */
+int cal_encode_tokens_role(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids,
+                           const uint8_t *role, size_t n, char *err, size_t errlen);
 /* Writes recs[0..n): nrecs whole records made by cal_encode_tokens, after a
  * header when one is due, as if each had been written by its own call. */
 void cal_write_encoded(cal_writer *w, const void *recs, size_t n, uint64_t nrecs);
 /* Pass a record through unchanged (copies its raw bytes; fast path). */
 void cal_write_raw(cal_writer *w, const cal_rec *rec);
+/* The same without copying: the record's bytes are written by the next
+ * cal_writer_flush (or by any write that must follow them) and must stay
+ * valid until then. Records of a reader whose refill hook flushes this
+ * writer (cal_reader_on_refill) do; consecutive ones go out in one write
+ * call, straight from the reader's buffer (cal-cat --pass: one copy of each
+ * byte less). */
+void cal_write_raw_lent(cal_writer *w, const cal_rec *rec);
 void cal_writer_flush(cal_writer *w);
 /* Flushes, writes the header if nothing was written, and for a named file
  * fsyncs and renames into place. Dies on any write error. */

@@ -29,6 +29,8 @@ struct cal_writer {
     int header_out, dirty, named; /* named: not stdout */
     uint64_t seg_records;     /* records since the last header */
     uint64_t off;             /* bytes written or buffered: where the next record goes */
+    const uint8_t *lent;      /* cal_write_raw_lent: bytes to write after buf, not copied */
+    size_t nlent;
 };
 
 /* A record or header this writer cannot write: "PROG: OUT: byte OFF: msg". */
@@ -67,11 +69,14 @@ cal_meta *cal_writer_meta(cal_writer *w) {
 static void flush(cal_writer *w) {
     cal__write_all(w->fd, w->buf, w->n, w->name);
     w->n = 0;
+    if (w->nlent) cal__write_all(w->fd, w->lent, w->nlent, w->name);
+    w->nlent = 0;
     if (w->tmp) cal_writeback(w->fd); /* the commit's fsync waits less */
 }
 
 static void put(cal_writer *w, const void *p, size_t n) {
     if (n == 0) return; /* p may be NULL */
+    if (w->nlent) flush(w); /* lent bytes go out before anything after them */
     w->off += n;
     if (w->n + n > WRITE_BUF) {
         flush(w);
@@ -111,12 +116,13 @@ static void maybe_header(cal_writer *w) {
     if (w->header_out && !w->dirty) return;
     w->dirty = 0;
     if (w->header_out && cal_meta_equal(&w->meta, &w->written)) return;
-    if (w->header_out) write_end(w);
+    int again = w->header_out;
+    if (again) write_end(w);
     w->seg_records = 0;
     char err[400];
     if (cal__meta_check(&w->meta, err, sizeof err)) writer_die(w, "%s", err);
     cal_buf h = {0};
-    if (cal__header_encode(&w->meta, &h)) writer_die(w, "stream metadata is over the %u-byte limit", CAL_MAX_META);
+    if (cal__header_encode(&w->meta, again ? CAL_HDR_CONTINUES : 0, &h)) writer_die(w, "stream metadata is over the %u-byte limit", CAL_MAX_META);
     put(w, h.p, h.n);
     cal_buf_free(&h);
     cal_meta_copy(&w->written, &w->meta);
@@ -163,7 +169,7 @@ static void write_parts(cal_writer *w, int kind, unsigned flags, const char *lab
     }
     size_t total = CAL_REC_HEAD + llen + plen + 8;
     if (total <= WRITE_BUF) { /* the common case: assembled in the buffer */
-        if (w->n + total > WRITE_BUF) flush(w);
+        if (w->n + total > WRITE_BUF || w->nlent) flush(w);
         rec_assemble(w->buf + w->n, kind, flags, label, llen, id, pp, np, plen);
         w->n += total;
         w->off += total;
@@ -191,8 +197,19 @@ void cal_write_rec(cal_writer *w, int kind, const char *label, size_t label_len,
 
 void cal_write_rec_flags(cal_writer *w, int kind, unsigned flags, const char *label, size_t label_len, uint64_t id,
                          const void *payload, size_t payload_len) {
-    write_rec2(w, kind, kind == CAL_TEXT ? flags & CAL_TEXT_CHAT : 0, label, label_len, id, payload, payload_len,
-               NULL, 0);
+    unsigned keep = kind == CAL_TEXT ? CAL_TEXT_CHAT | CAL_TEXT_SPANS : kind == CAL_TOKENS ? CAL_TOKENS_ROLE : 0;
+    write_rec2(w, kind, flags & keep, label, label_len, id, payload, payload_len, NULL, 0);
+}
+
+void cal_write_text_spans(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len, unsigned flags,
+                          const uint32_t *spans, size_t nspans) {
+    cal_buf t = {0};
+    cal_buf_reserve(&t, 8 * nspans + 4);
+    for (size_t i = 0; i < 2 * nspans; i++) cal_st32((uint8_t *)t.p + 4 * i, spans[i]);
+    cal_st32((uint8_t *)t.p + 8 * nspans, (uint32_t)nspans);
+    write_rec2(w, CAL_TEXT, (flags & CAL_TEXT_CHAT) | CAL_TEXT_SPANS, label, strlen(label), id, text, len, t.p,
+               8 * nspans + 4);
+    cal_buf_free(&t);
 }
 
 void cal_write_text(cal_writer *w, const char *label, uint64_t id, const char *text, size_t len) {
@@ -234,11 +251,27 @@ void cal_write_tokens(cal_writer *w, const char *label, uint64_t id, const uint3
 
 int cal_encode_tokens(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids, size_t n,
                       char *err, size_t errlen) {
+    return cal_encode_tokens_role(out, label, llen, id, ids, NULL, n, err, errlen);
+}
+
+int cal_encode_tokens_role(cal_buf *out, const char *label, size_t llen, uint64_t id, const uint32_t *ids,
+                           const uint8_t *role, size_t n, char *err, size_t errlen) {
     if (cal_label_check(label, llen, err, errlen) || too_many_ids(id, n, err, errlen)) return -1;
+    if (role && n > CAL_MAX_PAYLOAD / 5)
+        return cal_errf(err, errlen, "TOKENS record %016llx of %zu ids and a role mask exceeds the limit of %u",
+                        (unsigned long long)id, n, CAL_MAX_PAYLOAD / 5);
     cal_buf tmp = {0};
-    part pp = {le_ids(ids, n, &tmp), 4 * n};
-    cal_buf_reserve(out, out->n + CAL_REC_HEAD + llen + pp.n + 8);
-    out->n += rec_assemble((uint8_t *)out->p + out->n, CAL_TOKENS, 0, label, llen, id, &pp, 1, pp.n);
+    uint8_t *r01 = NULL;
+    if (role) {
+        r01 = cal_xmalloc(n ? n : 1);
+        for (size_t i = 0; i < n; i++) r01[i] = role[i] ? 1 : 0;
+    }
+    part pp[2] = {{le_ids(ids, n, &tmp), 4 * n}, {r01, role ? n : 0}};
+    size_t plen = pp[0].n + pp[1].n;
+    cal_buf_reserve(out, out->n + CAL_REC_HEAD + llen + plen + 8);
+    out->n += rec_assemble((uint8_t *)out->p + out->n, CAL_TOKENS, role ? CAL_TOKENS_ROLE : 0, label, llen, id, pp, 2,
+                           plen);
+    free(r01);
     cal_buf_free(&tmp);
     return 0;
 }
@@ -255,23 +288,35 @@ void cal_write_encoded(cal_writer *w, const void *recs, size_t n, uint64_t nrecs
 
 void cal_write_row(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids,
                    const uint8_t *mask, uint32_t len, uint32_t flags) {
+    cal_write_row_role(w, label, id, ids, mask, NULL, len, flags);
+}
+
+/* len bytes of v as 0/1 (a new buffer), or NULL. */
+static uint8_t *bits01(const uint8_t *v, uint32_t len) {
+    if (!v) return NULL;
+    uint8_t *m = cal_xmalloc(len ? len : 1);
+    for (uint32_t i = 0; i < len; i++) m[i] = v[i] ? 1 : 0;
+    return m;
+}
+
+void cal_write_row_role(cal_writer *w, const char *label, uint64_t id, const uint32_t *ids, const uint8_t *mask,
+                        const uint8_t *role, uint32_t len, uint32_t flags) {
     flags &= CAL_ROW_NOISE;
     if (mask) flags |= CAL_ROW_MASK;
-    if (len > (CAL_MAX_PAYLOAD - 8) / 5)
-        writer_die(w, "ROW record %016llx of %u ids exceeds the limit of %u", (unsigned long long)id, len,
-                   (CAL_MAX_PAYLOAD - 8) / 5);
-    uint8_t head[8], *m = NULL;
+    if (role) flags |= CAL_ROW_ROLE;
+    uint32_t limit = (CAL_MAX_PAYLOAD - 8) / (role ? 6 : 5);
+    if (len > limit)
+        writer_die(w, "ROW record %016llx of %u ids exceeds the limit of %u", (unsigned long long)id, len, limit);
+    uint8_t head[8], *m = bits01(mask, len), *ro = bits01(role, len);
     cal_buf tmp = {0};
     cal_st32(head, len);
     cal_st32(head + 4, flags);
-    if (mask) { /* stored as 0/1 */
-        m = cal_xmalloc(len ? len : 1);
-        for (uint32_t i = 0; i < len; i++) m[i] = mask[i] ? 1 : 0;
-    }
     /* The parts go straight into the output buffer: no copy of the row (ids
      * may be NULL when len is 0: a part of 0 bytes is never read). */
-    part pp[3] = {{head, 8}, {len ? le_ids(ids, len, &tmp) : NULL, 4 * (size_t)len}, {m, mask ? len : 0}};
-    write_parts(w, CAL_ROW, 0, label, strlen(label), id, pp, 3);
+    part pp[4] = {{head, 8}, {len ? le_ids(ids, len, &tmp) : NULL, 4 * (size_t)len}, {m, mask ? len : 0},
+                  {ro, role ? len : 0}};
+    write_parts(w, CAL_ROW, 0, label, strlen(label), id, pp, 4);
+    free(ro);
     cal_buf_free(&tmp);
     free(m);
 }
@@ -295,6 +340,19 @@ void cal_write_raw(cal_writer *w, const cal_rec *rec) {
     maybe_header(w);
     w->seg_records++;
     put(w, rec->raw, rec->raw_len);
+}
+
+void cal_write_raw_lent(cal_writer *w, const cal_rec *rec) {
+    maybe_header(w);
+    w->seg_records++;
+    w->off += rec->raw_len;
+    if (w->nlent && rec->raw == w->lent + w->nlent) { /* the next record in the reader's buffer */
+        w->nlent += rec->raw_len;
+        return;
+    }
+    if (w->nlent) flush(w);
+    w->lent = rec->raw;
+    w->nlent = rec->raw_len;
 }
 
 void cal_writer_flush(cal_writer *w) { flush(w); }

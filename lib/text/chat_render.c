@@ -15,6 +15,7 @@
 typedef struct {
     char *name; /* NULL: the one unnamed template */
     cal_jinja *t;
+    int gen;    /* it has {% generation %} blocks */
 } named;
 
 struct cal_chat_render {
@@ -23,6 +24,8 @@ struct cal_chat_render {
     const cal_jinja *fixed; /* chosen once (one template, or --chat-template-name) */
     const cal_jinja *dflt, *tool_use;
     json_t *base;           /* add_generation_prompt, special tokens, documents */
+    json_t *system;         /* --system: the turn put first, or NULL */
+    int retry;              /* render again without system turns */
     char *source;
     cal_jinja_opts opts;
 };
@@ -138,6 +141,14 @@ static int locate(const char *model, char **cfg, char **jinja, char ***extra, ch
     return 0;
 }
 
+/* Whether s[0..n) holds the NUL-terminated word w. */
+static int has_text(const char *s, size_t n, const char *w) {
+    size_t k = strlen(w);
+    for (size_t i = 0; i + k <= n; i++)
+        if (s[i] == w[0] && !memcmp(s + i, w, k)) return 1;
+    return 0;
+}
+
 static int add_template(cal_chat_render *c, const char *name, const char *src, size_t n, const char *where,
                         char *err, size_t errlen) {
     char label[600];
@@ -145,7 +156,7 @@ static int add_template(cal_chat_render *c, const char *name, const char *src, s
     cal_jinja *t = cal_jinja_load(label, src, n, err, errlen);
     if (!t) return -1;
     c->tpl = cal_xrealloc(c->tpl, (c->ntpl + 1) * sizeof *c->tpl);
-    c->tpl[c->ntpl++] = (named){name ? cal_xstrdup(name) : NULL, t};
+    c->tpl[c->ntpl++] = (named){name ? cal_xstrdup(name) : NULL, t, has_text(src, n, "endgeneration")};
     return 0;
 }
 
@@ -243,7 +254,7 @@ static json_t *parse_var(const char *kv, char *err, size_t errlen) {
         cal_errf(err, errlen, "--chat-var '%s': not KEY=JSON (e.g. enable_thinking=false)", kv);
         return NULL;
     }
-    static const char *const fixed[] = {"messages", "tools", "documents", "add_generation_prompt"};
+    static const char *const fixed[] = {"messages", "tools", "add_generation_prompt"};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
         if (strlen(fixed[i]) == (size_t)(eq - kv) && !memcmp(kv, fixed[i], (size_t)(eq - kv))) {
             cal_errf(err, errlen, "--chat-var '%s': %s is set by cal-read itself", kv, fixed[i]);
@@ -290,8 +301,10 @@ cal_chat_render *cal_chat_render_open(const cal_chat_spec *spec, char *err, size
     free_list(extra);
     if (!rc) rc = choose(c, spec->name, err, errlen);
     for (size_t i = 0; !rc && i < spec->nvars; i++) rc = set_var(c, spec->vars[i], err, errlen);
-    json_object_set_new(c->base, "documents", json_null());
+    if (!json_object_get(c->base, "documents")) json_object_set_new(c->base, "documents", json_null());
     json_object_set_new(c->base, "add_generation_prompt", json_boolean(spec->add_generation_prompt));
+    if (spec->system) c->system = json_pack("{s:s,s:s%}", "role", "system", "content", spec->system, strlen(spec->system));
+    c->retry = spec->retry_without_system;
     free(cfg);
     free(jinja);
     if (rc) {
@@ -326,22 +339,127 @@ static json_t *sharegpt(const json_t *msgs) {
     return out;
 }
 
+static int is_role(const json_t *m, const char *role) {
+    const json_t *r = json_object_get(m, "role");
+    return json_is_string(r) && !strcmp(json_string_value(r), role);
+}
+
+/* Where assistant message msg ends in full, its turn starting at start,
+ * when the turn renders otherwise with later turns after it (Qwen 3 drops
+ * the empty <think> block of earlier turns): its content (a string) found
+ * in full from start, followed by what follows the content in alone (the
+ * turn rendered last: its end-of-turn text); 0 when not found so. */
+static size_t turn_end(const json_t *msg, const cal_buf *alone, const cal_buf *full, size_t start) {
+    const json_t *c = json_object_get(msg, "content");
+    size_t cn = json_string_length(c);
+    if (!json_is_string(c) || !cn || alone->n < cn) return 0;
+    const char *cs = json_string_value(c);
+    size_t at = alone->n - cn + 1, tail;
+    while (at-- > 0 && memcmp(alone->p + at, cs, cn)) {
+    }
+    if (at == (size_t)-1) return 0;
+    tail = alone->n - at - cn; /* the end-of-turn text */
+    for (size_t i = start; i + cn + tail <= full->n; i++)
+        if (!memcmp(full->p + i, cs, cn)) return memcmp(full->p + i + cn, alone->p + at + cn, tail) ? 0 : i + cn + tail;
+    return 0;
+}
+
+/* The assistant turns of messages m as byte spans of full (the rendering
+ * of m), for a template without {% generation %} blocks: for each assistant
+ * message k, from the end of m[:k] rendered with the generation prompt to
+ * the end of m[:k+1] rendered without it, where both renderings are
+ * prefixes of full (so the span holds the turn's text and its end-of-turn
+ * tokens, what the model generates); when only the first is (the template
+ * renders earlier turns differently when later ones follow), to the end of
+ * the turn found by turn_end. A turn whose span cannot be found so (or the
+ * template refuses the shorter conversation) is counted in *lost. */
+static void turn_spans(const cal_chat_render *c, const cal_jinja *t, json_t *vars, json_t *m, const cal_buf *full,
+                       cal_buf *spans, uint64_t *lost) {
+    cal_buf a = {0}, b = {0};
+    json_t *agp = json_object_get(vars, "add_generation_prompt");
+    json_incref(agp);
+    json_incref(m); /* vars' own reference goes while the shorter conversations are set */
+    uint32_t last = 0;
+    char err[256];
+    for (size_t k = 0; k < json_array_size(m); k++) {
+        if (!is_role(json_array_get(m, k), "assistant")) continue;
+        json_t *pre = json_array(), *upto;
+        for (size_t i = 0; i < k; i++) json_array_append(pre, json_array_get(m, i));
+        upto = json_copy(pre);
+        json_array_append(upto, json_array_get(m, k));
+        a.n = b.n = 0;
+        json_object_set_new(vars, "messages", pre);
+        json_object_set_new(vars, "add_generation_prompt", json_true());
+        int ok = cal_jinja_render(t, vars, &c->opts, &a, err, sizeof err) == 0;
+        json_object_set_new(vars, "messages", upto);
+        json_object_set_new(vars, "add_generation_prompt", json_false());
+        ok = ok && cal_jinja_render(t, vars, &c->opts, &b, err, sizeof err) == 0;
+        size_t end = 0;
+        if (ok && b.n > a.n && a.n >= last && b.n <= full->n && !memcmp(b.p, full->p, b.n) && !memcmp(a.p, b.p, a.n))
+            end = b.n;
+        else if (ok && a.n >= last && a.n <= full->n && !memcmp(a.p, full->p, a.n))
+            end = turn_end(json_array_get(m, k), &b, full, a.n); /* later turns change how this one renders */
+        if (end > a.n) {
+            uint32_t se[2] = {(uint32_t)a.n, (uint32_t)end};
+            cal_buf_add(spans, se, sizeof se);
+            last = (uint32_t)end;
+        } else {
+            ++*lost;
+        }
+    }
+    json_object_set_new(vars, "messages", m);
+    json_object_set_new(vars, "add_generation_prompt", agp);
+    cal_buf_free(&a), cal_buf_free(&b);
+}
+
 int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
                            char *err, size_t errlen) {
+    return cal_chat_render_spans(c, record, msgs, out, NULL, NULL, err, errlen);
+}
+
+int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
+                          cal_buf *spans, uint64_t *lost, char *err, size_t errlen) {
     if (!json_is_array(msgs)) return cal_errf(err, errlen, "the messages are not a list");
     const json_t *tools = json_is_object(record) ? json_object_get(record, "tools") : NULL;
     if (tools && !json_is_null(tools) && !json_is_array(tools))
         return cal_errf(err, errlen, "'tools' is not a list");
     int has_tools = tools && json_is_array(tools);
+    const json_t *docs = json_is_object(record) ? json_object_get(record, "documents") : NULL;
+    if (docs && !json_is_null(docs) && !json_is_array(docs)) return cal_errf(err, errlen, "'documents' is not a list");
     const cal_jinja *t = c->fixed ? c->fixed : has_tools && c->tool_use ? c->tool_use : c->dflt;
     if (!t) return cal_errf(err, errlen, "the model has several chat templates and none named default%s",
                          has_tools ? " or tool_use" : " (use --chat-template-name)");
-    json_t *vars = json_copy(c->base);
-    json_object_set_new(vars, "messages", sharegpt(msgs));
+    json_t *vars = json_copy(c->base), *m = sharegpt(msgs);
+    if (c->system && !is_role(json_array_get(m, 0), "system")) json_array_insert(m, 0, c->system);
+    json_object_set_new(vars, "messages", m);
     json_object_set_new(vars, "tools", has_tools ? json_incref((json_t *)tools) : json_null());
+    if (docs) json_object_set(vars, "documents", (json_t *)docs); /* the record's, over --chat-var's */
+    int gen = 0;
+    for (size_t i = 0; i < c->ntpl; i++) gen |= c->tpl[i].t == t && c->tpl[i].gen;
+    cal_buf *gs = spans && gen ? spans : NULL;
+    size_t s0 = spans ? spans->n : 0;
     out->n = 0;
-    int rc = cal_jinja_render(t, vars, &c->opts, out, err, errlen);
+    int rc = cal_jinja_render_spans(t, vars, &c->opts, out, gs, err, errlen);
+    if (rc && c->retry) { /* auto-round: again without the system turns */
+        json_t *kept = json_array();
+        for (size_t i = 0; i < json_array_size(m); i++)
+            if (!is_role(json_array_get(m, i), "system")) json_array_append(kept, json_array_get(m, i));
+        json_object_set_new(vars, "messages", m = kept);
+        out->n = 0;
+        rc = cal_jinja_render_spans(t, vars, &c->opts, out, gs, err, errlen) ? -1 : 1;
+    }
+    if (rc >= 0 && spans && !gen) turn_spans(c, t, vars, m, out, spans, lost);
+    if (rc < 0 && spans) spans->n = s0;
     json_decref(vars);
+    return rc;
+}
+
+int cal_chat_render_user(const cal_chat_render *c, const char *text, size_t n, cal_buf *out, char *err, size_t errlen) {
+    json_t *msgs = json_pack("[{s:s,s:s%}]", "role", "user", "content", text, n);
+    if (!msgs) return cal_errf(err, errlen, "the text is not UTF-8");
+    if (c->system) json_array_insert(msgs, 0, c->system);
+    int rc = cal_chat_render_record(c, NULL, msgs, out, err, errlen);
+    json_decref(msgs);
     return rc;
 }
 
@@ -353,6 +471,7 @@ void cal_chat_render_free(cal_chat_render *c) {
     }
     free(c->tpl);
     json_decref(c->base);
+    json_decref(c->system);
     free(c->source);
     free(c);
 }

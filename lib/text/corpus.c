@@ -7,13 +7,29 @@
 
 #include "base/datadir.h"
 
-static const char *const CORPORA[][2] = {{"wiki", ""},      {"web", "c4"},           {"code", ""},
-                                         {"stories", "tiny"}, {"multilingual", ""}, {"technical", ""}};
+/* {file, name, aliases}: the built file FILE.jsonl.zst, the name that says
+ * what the corpus is, and the names of the peers' datasets it stands in for
+ * (space-separated). The files keep their first names (wiki, web) so that
+ * scripts reading build/corpora/NAME.jsonl.zst go on working. */
+static const char *const CORPORA[][3] = {
+    {"wiki", "foldoc", "wiki"},   {"web", "prose", "web c4 pile"}, {"code", "code", ""},
+    {"stories", "stories", "tiny"}, {"multilingual", "multilingual", ""}, {"technical", "technical", ""}};
 #define N_CORPORA (sizeof CORPORA / sizeof *CORPORA)
+
+/* 1 when name is one of the space-separated words of list. */
+static int in_list(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; n && *p;) {
+        size_t w = strcspn(p, " ");
+        if (w == n && !strncmp(p, name, n)) return 1;
+        p += w + (p[w] == ' ');
+    }
+    return 0;
+}
 
 const char *cal_corpus_canon(const char *name) {
     for (size_t i = 0; i < N_CORPORA; i++)
-        if (!strcmp(name, CORPORA[i][0]) || (*CORPORA[i][1] && !strcmp(name, CORPORA[i][1]))) return CORPORA[i][0];
+        if (!strcmp(name, CORPORA[i][1]) || in_list(CORPORA[i][2], name)) return CORPORA[i][0];
     return NULL;
 }
 
@@ -52,7 +68,7 @@ static void index_entry(const char *idx, const char *name, char *docs, char *byt
 }
 
 int cal_corpus_list(FILE *out) {
-    fprintf(out, "%-13s %-9s %9s %12s  %s\n", "NAME", "ALIAS", "DOCS", "BYTES", "SOURCES");
+    fprintf(out, "%-13s %-12s %9s %12s  %s\n", "NAME", "ALIASES", "DOCS", "BYTES", "SOURCES");
     for (size_t i = 0; i < N_CORPORA; i++) {
         const char *name = CORPORA[i][0];
         char *f = cal_corpus_file(name, NULL);
@@ -65,7 +81,7 @@ int cal_corpus_list(FILE *out) {
             cal_buf_free(&idx);
             free(f);
         }
-        fprintf(out, "%-13s %-9s %9s %12s  %s\n", name, CORPORA[i][1], docs, bytes, srcs);
+        fprintf(out, "%-13s %-12s %9s %12s  %s\n", CORPORA[i][1], CORPORA[i][2], docs, bytes, srcs);
     }
     return fflush(out) != 0 || ferror(out) ? -1 : 0;
 }

@@ -7,8 +7,11 @@
 
 #include "base/buf.h"
 
-/* The corpus a name means (wiki, web, code, stories, multilingual,
- * technical; the aliases c4 = web, tiny = stories), or NULL. */
+/* The built file's name (wiki, web, code, stories, multilingual, technical)
+ * of the corpus a name means, or NULL. The names say what each corpus is
+ * (foldoc, prose, code, stories, multilingual, technical); the aliases are
+ * the peers' datasets each stands in for: wiki = foldoc; web, c4 and pile =
+ * prose; tiny = stories. */
 const char *cal_corpus_canon(const char *name);
 
 /* The built file CANON.jsonl.zst in the first data directory that holds

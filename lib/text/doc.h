@@ -15,6 +15,9 @@ typedef struct {
                        * JSON Lines the offset of its line, for Parquet of its page */
     int mapped;       /* 1: byte i of text is byte off + i of the input */
     int chat;         /* 1: a chat laid out by a template (special tokens meant) */
+    const uint32_t *spans; /* --assistant-mask: byte spans (start, end) of the
+                            * assistant's output in text, or NULL */
+    size_t nspans;
 } cal_doc;
 
 /* Receives each document; returns nonzero to stop the reading. */

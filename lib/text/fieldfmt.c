@@ -1,5 +1,5 @@
-/* fieldfmt.c - see fieldfmt.h. A template is kept as its literal pieces
- * and fields, in order. */
+/* fieldfmt.c - see fieldfmt.h. A template is kept as its literal pieces,
+ * fields and sections, in order; a section knows where its pieces end. */
 #include "text/fieldfmt.h"
 
 #include "base/err.h"
@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { P_TEXT, P_FIELD, P_IF, P_UNLESS }; /* literal, {field}, {?field:...}, {!field:...} */
+
 typedef struct {
-    char *text; /* literal text (is_field 0) or the field path */
+    char *text; /* literal text, or the field path */
     size_t n;
-    int is_field;
+    int kind;
+    size_t end; /* P_IF, P_UNLESS: the index after the section's last piece */
 } piece;
 
 struct cal_fieldfmt {
@@ -43,59 +46,85 @@ json_t *cal_json_at(const json_t *v, const char *path) {
 
 int cal_fieldfmt_is(const char *s) { return strpbrk(s, "{}") != NULL; }
 
-static void add_piece(cal_fieldfmt *f, cal_buf *b, int is_field) {
-    if (!is_field && b->n == 0) return;
+static size_t add_piece(cal_fieldfmt *f, cal_buf *b, int kind) {
+    if (kind == P_TEXT && b->n == 0) return f->np;
     f->p = cal_xrealloc(f->p, (f->np + 1) * sizeof *f->p);
     piece *p = &f->p[f->np++];
     p->text = cal_xmalloc(b->n + 1);
     memcpy(p->text, b->p ? b->p : "", b->n);
-    p->text[b->n] = 0, p->n = b->n, p->is_field = is_field;
-    f->nfields += is_field;
+    p->text[b->n] = 0, p->n = b->n, p->kind = kind, p->end = f->np;
+    f->nfields += kind != P_TEXT;
     b->n = 0;
+    return f->np - 1;
 }
 
-static int parse(cal_fieldfmt *f, const char *s, cal_buf *b, char *err, size_t errlen) {
-    for (size_t i = 0; s[i]; i++) {
-        char c = s[i];
+/* Parses s from *i up to the end, or (depth > 0) up to the '}' that closes
+ * the section, which it takes. */
+static int parse(cal_fieldfmt *f, const char *s, size_t *i, int depth, char *err, size_t errlen) {
+    cal_buf b = {0};
+    int rc = 0;
+    for (; s[*i]; (*i)++) {
+        size_t at = *i;
+        char c = s[at];
         if (c == '\\') {
             const char *from = "nrt\\{}", *to = "\n\r\t\\{}";
-            const char *k = s[i + 1] ? strchr(from, s[i + 1]) : NULL;
-            if (!k) return cal_errf(err, errlen, "unknown escape '\\%.1s' at character %zu (\\n \\t \\r \\\\ \\{ \\})", s + i + 1, i);
-            cal_buf_addc(b, to[k - from]), i++;
-        } else if ((c == '{' || c == '}') && s[i + 1] == c) {
-            cal_buf_addc(b, c), i++;
+            const char *k = s[at + 1] ? strchr(from, s[at + 1]) : NULL;
+            if (!k) { rc = cal_errf(err, errlen, "unknown escape '\\%.1s' at character %zu (\\n \\t \\r \\\\ \\{ \\})", s + at + 1, at); break; }
+            cal_buf_addc(&b, to[k - from]), (*i)++;
+        } else if ((c == '{' || (c == '}' && !depth)) && s[at + 1] == c) { /* in a section '}' closes it: \} */
+            cal_buf_addc(&b, c), (*i)++;
+        } else if (c == '}' && depth) {
+            add_piece(f, &b, P_TEXT);
+            cal_buf_free(&b);
+            return 0;
         } else if (c == '}') {
-            return cal_errf(err, errlen, "a lone '}' at character %zu (write \\} or }})", i);
+            rc = cal_errf(err, errlen, "a lone '}' at character %zu (write \\} or }})", at);
+            break;
+        } else if (c == '{' && (s[at + 1] == '?' || s[at + 1] == '!')) { /* a section */
+            size_t k = strcspn(s + at + 2, ":{}");
+            if (s[at + 2 + k] != ':' || k == 0) {
+                rc = cal_errf(err, errlen, "section at character %zu: write {?FIELD:text} or {!FIELD:text}", at);
+                break;
+            }
+            add_piece(f, &b, P_TEXT);
+            cal_buf_add(&b, s + at + 2, k);
+            size_t sec = add_piece(f, &b, s[at + 1] == '?' ? P_IF : P_UNLESS);
+            *i = at + 3 + k;
+            if (depth > 8) { rc = cal_errf(err, errlen, "sections nested more than 8 deep at character %zu", at); break; }
+            if ((rc = parse(f, s, i, depth + 1, err, errlen))) break;
+            if (!s[*i]) { rc = cal_errf(err, errlen, "the section at character %zu is not closed", at); break; }
+            f->p[sec].end = f->np;
         } else if (c == '{') {
-            size_t k = strcspn(s + i + 1, "{}");
-            if (s[i + 1 + k] != '}') return cal_errf(err, errlen, "'{' at character %zu is not closed", i);
-            if (k == 0) return cal_errf(err, errlen, "an empty field '{}' at character %zu (name it: {text})", i);
-            if (strcspn(s + i + 1, ":!") < k)
-                return cal_errf(err, errlen, "field at character %zu: format specs (':', '!') are not supported", i);
-            add_piece(f, b, 0);
-            cal_buf_add(b, s + i + 1, k);
-            add_piece(f, b, 1);
-            i += k + 1;
+            size_t k = strcspn(s + at + 1, "{}");
+            if (s[at + 1 + k] != '}') { rc = cal_errf(err, errlen, "'{' at character %zu is not closed", at); break; }
+            if (k == 0) { rc = cal_errf(err, errlen, "an empty field '{}' at character %zu (name it: {text})", at); break; }
+            if (strcspn(s + at + 1, ":!") < k) {
+                rc = cal_errf(err, errlen, "field at character %zu: format specs (':', '!') are not supported", at);
+                break;
+            }
+            add_piece(f, &b, P_TEXT);
+            cal_buf_add(&b, s + at + 1, k);
+            add_piece(f, &b, P_FIELD);
+            *i = at + k + 1;
         } else {
-            cal_buf_addc(b, c);
+            cal_buf_addc(&b, c);
         }
     }
-    add_piece(f, b, 0);
-    return 0;
+    if (!rc) add_piece(f, &b, P_TEXT);
+    cal_buf_free(&b);
+    return rc;
 }
 
 cal_fieldfmt *cal_fieldfmt_parse(const char *tmpl, char *err, size_t errlen) {
     cal_fieldfmt *f = cal_xcalloc(1, sizeof *f);
-    cal_buf b = {0};
-    int r = parse(f, tmpl, &b, err, errlen);
-    cal_buf_free(&b);
-    if (r < 0) {
+    size_t i = 0;
+    if (parse(f, tmpl, &i, 0, err, errlen) < 0) {
         cal_fieldfmt_free(f);
         return NULL;
     }
     f->fields = cal_xcalloc(f->nfields + 1, sizeof *f->fields);
-    for (size_t i = 0, k = 0; i < f->np; i++)
-        if (f->p[i].is_field) f->fields[k++] = f->p[i].text;
+    for (size_t k = 0, n = 0; k < f->np; k++)
+        if (f->p[k].kind != P_TEXT) f->fields[n++] = f->p[k].text;
     return f;
 }
 
@@ -143,13 +172,22 @@ static void py_float(cal_buf *out, double x) {
     }
 }
 
+/* A section's field is there: present, not null, not an empty string. */
+static int present(const json_t *v) {
+    return v && !json_is_null(v) && !(json_is_string(v) && json_string_length(v) == 0);
+}
+
 int cal_fieldfmt_render(const cal_fieldfmt *f, const json_t *root, int missing_empty, cal_buf *out, char *err,
                         size_t errlen) {
     out->n = 0;
     for (size_t i = 0; i < f->np; i++) {
         const piece *p = &f->p[i];
-        if (!p->is_field) {
+        if (p->kind == P_TEXT) {
             cal_buf_add(out, p->text, p->n);
+            continue;
+        }
+        if (p->kind != P_FIELD) { /* a section: its pieces, or none */
+            if (present(cal_json_at(root, p->text)) != (p->kind == P_IF)) i = p->end - 1;
             continue;
         }
         json_t *v = cal_json_at(root, p->text);

@@ -3,7 +3,12 @@
  * and Parquet rows (Alpaca, prompt/completion, any record). A template is
  * literal text with {PATH} fields (dotted paths as --field takes them:
  * {meta.source}, {a.0}); \n \t \r \\ \{ \} are escapes, and {{ }} are
- * braces as in Python's str.format.
+ * braces as in Python's str.format. A section {?PATH:TEXT} writes TEXT
+ * (itself a template) only when the field is there and not empty (not
+ * missing, not null, not ""), {!PATH:TEXT} only when it is not (inside a
+ * section '}' ends it: a brace there is \}): Alpaca's
+ * two prompts, with and without an input, as llm-compressor's open_platypus
+ * chooses them, are one template.
  *
  * Values are written as Python's TEMPLATE.format(**json.loads(line)) writes
  * them: strings as they are, integers in decimal, reals as repr(float)
@@ -23,10 +28,11 @@ typedef struct cal_fieldfmt cal_fieldfmt;
 /* 1 when s is a template rather than a field path (it holds a brace). */
 int cal_fieldfmt_is(const char *s);
 /* Compiles a template; NULL with the message in err when it is malformed
- * (an unclosed '{', a lone '}', an empty or formatted field, an unknown
- * escape). */
+ * (an unclosed '{' or section, a lone '}', an empty or formatted field, an
+ * unknown escape). */
 cal_fieldfmt *cal_fieldfmt_parse(const char *tmpl, char *err, size_t errlen);
-/* The template's field paths, in order (repeats included). */
+/* The template's field paths, in order (repeats included; a section's field
+ * too). */
 size_t cal_fieldfmt_nfields(const cal_fieldfmt *f);
 const char *cal_fieldfmt_field(const cal_fieldfmt *f, size_t i);
 /* Writes the text of record root into out (replacing its content): 0, or -1

@@ -28,18 +28,19 @@ static int escape_controls(const char *p, size_t n, cal_buf *out) {
     while (i < n && (unsigned char)p[i] >= 0x20) i++;
     if (i == n) return 0;
     out->n = 0;
-    int in_str = 0;
+    int in_str = 0, any = 0;
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
         if (in_str && c < 0x20) {
             cal_buf_addf(out, "\\u%04x", c);
+            any = 1;
             continue;
         }
         cal_buf_addc(out, (char)c);
         if (c == '"') in_str = !in_str;
         else if (in_str && c == '\\' && i + 1 < n) cal_buf_addc(out, p[++i]);
     }
-    return 1;
+    return any; /* line ends between the values of a pretty-printed record need nothing */
 }
 
 static int fail(char *err, size_t errlen, size_t *pos, size_t at, const char *fmt, ...) CAL_PRINTF(5, 6);
@@ -52,23 +53,16 @@ static int fail(char *err, size_t errlen, size_t *pos, size_t at, const char *fm
     return -1;
 }
 
-int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
-                  size_t errlen, size_t *pos) {
-    const char *field = j->field;
-    j->chat = 0;
-    int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
-    if (!j->fmt && !chat_field && !strchr(field, '.') && cal_json_field(line, n, field, &j->str)) {
-        *text = j->str.p ? j->str.p : "";
-        *tn = j->str.n;
-        return 1;
-    }
-    if (blank(line, n)) return 0;
-    /* The full parse: first what jansson would refuse but the text keeps. */
+json_t *cal_jsonl_parse(cal_jsonl *j, const char *line, size_t n, char *err, size_t errlen, size_t *pos) {
+    /* first what jansson would refuse but the text keeps */
     const char *p = line;
     size_t pn = n, bad = cal_utf8_valid_prefix(line, n);
     int rewritten = 0;
     if (bad < n) {
-        if (j->strict) return fail(err, errlen, pos, bad, "invalid UTF-8");
+        if (j->strict) {
+            fail(err, errlen, pos, bad, "invalid UTF-8");
+            return NULL;
+        }
         j->fix.n = 0;
         j->replaced += cal_utf8_repair(line, n, &j->fix);
         p = j->fix.p, pn = j->fix.n, rewritten = 1;
@@ -77,8 +71,24 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
     json_error_t e;
     json_t *root = json_loadb(p, pn, JSON_ALLOW_NUL | JSON_DECODE_ANY, &e);
     if (!root) /* a rewritten line has other offsets: name the line's start */
-        return fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s",
-                    e.text);
+        fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s", e.text);
+    return root;
+}
+
+int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
+                  size_t errlen, size_t *pos) {
+    const char *field = j->field;
+    j->chat = 0;
+    int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
+    int fast = !j->fmt && !chat_field && !strchr(field, '.') && !(j->render && !j->as_user); /* --chat checks records */
+    if (fast && cal_json_field(line, n, field, &j->str)) {
+        *text = j->str.p ? j->str.p : "";
+        *tn = j->str.n;
+        return 1;
+    }
+    if (blank(line, n)) return 0;
+    json_t *root = cal_jsonl_parse(j, line, n, err, errlen, pos);
+    if (!root) return -1;
     int r = cal_jsonl_record(j, root, text, tn, err, errlen);
     *pos = 0;
     json_decref(root);
@@ -101,6 +111,7 @@ static int join_strings(const json_t *v, cal_buf *out) {
 
 int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t *tn, char *err, size_t errlen) {
     const char *field = j->field;
+    j->spans.n = 0;
     int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
     j->chat = 0;
     if (j->fmt) {
@@ -122,11 +133,15 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
         cal_buf_add(&j->str, json_string_value(v), json_string_length(v));
         *text = j->str.p, *tn = j->str.n;
     } else if (json_is_array(v) && chat_name && j->render) {
-        if (cal_chat_render_record(j->render, root, v, &j->chat_text, err, errlen) == 0)
-            *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n, j->chat = 1;
+        j->spans.n = 0;
+        int k = cal_chat_render_spans(j->render, root, v, &j->chat_text, j->want_spans ? &j->spans : NULL,
+                                      &j->lost_turns, err, errlen);
+        if (k >= 0) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n, j->chat = 1;
         else r = -2;
+        j->retried += k == 1;
     } else if (json_is_array(v) && chat_name) {
         j->chat = j->tmpl != CAL_CHAT_PLAIN;
+        j->plain_chats += j->tmpl == CAL_CHAT_PLAIN;
         if (cal_chat_flatten(v, j->tmpl, &j->chat_text)) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n;
         else r = fail(err, errlen, &at, 0, "chat record without role/content strings");
     } else if (json_is_array(v) && !chat_name && join_strings(v, &j->str)) {
@@ -142,9 +157,19 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
     } else {
         r = fail(err, errlen, &at, 0, "field '%s' is not a string (or a list of strings)", field);
     }
+    if (r == 1 && j->render && !j->as_user && !j->chat) { /* --chat: a record that is not a conversation */
+        const char *c = json_is_object(root) && json_object_get(root, "messages") ? "messages"
+                      : json_is_object(root) && json_object_get(root, "conversations") ? "conversations" : NULL;
+        if (c) cal_errf(err, errlen, "--chat: the record has both '%s' and '%s' (render the conversation with "
+                        "--field %s, or the text as a user turn with --as-user)", field, c, c);
+        else cal_errf(err, errlen, "--chat: the record holds no conversation ('messages' or 'conversations'); "
+                      "--as-user renders its '%s' as a user turn", field);
+        r = -3;
+    }
     return r;
 }
 
 void cal_jsonl_free(cal_jsonl *j) {
     cal_buf_free(&j->str), cal_buf_free(&j->chat_text), cal_buf_free(&j->fix), cal_buf_free(&j->esc);
+    cal_buf_free(&j->spans);
 }

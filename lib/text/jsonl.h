@@ -25,6 +25,12 @@ typedef struct {
     int strict;         /* invalid UTF-8 in a line parsed in full is an error */
     uint64_t nulls;     /* lines whose text is null (skipped) */
     uint64_t replaced;  /* invalid UTF-8 sequences replaced in lines parsed in full */
+    int as_user;        /* --as-user: text records are wanted with render (no -3) */
+    uint64_t plain_chats; /* chats laid out in the plain layout (no --chat) */
+    uint64_t retried;   /* chats rendered only without their system turns */
+    int want_spans;     /* --assistant-mask: render with the assistant's spans */
+    cal_buf spans;      /* the last chat's spans (u32 pairs), when want_spans */
+    uint64_t lost_turns; /* assistant turns whose span was not found */
     cal_buf str, chat_text, fix, esc; /* scratch */
 } cal_jsonl;
 
@@ -38,13 +44,22 @@ typedef struct {
  * these fields when j->field names them), or rendered with j->render: a
  * template error returns -2, with the template's message in err. j->chat
  * tells whether the document is a chat laid out by a template (its
- * special-token strings are meant as special tokens). A list of strings is
+ * special-token strings are meant as special tokens). With j->render and
+ * not j->as_user, a record that gives text rather than a conversation (it
+ * has no chat list, or also has the text field) returns -3 with the reason
+ * in err: --chat never passes text on as if it were rendered. A list of strings is
  * one document, its strings joined by a blank line. With j->fmt the text is
  * the template filled from the record (text/fieldfmt.h). */
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
                   size_t errlen, size_t *pos);
+/* The value of line[0..n) parsed as cal_jsonl_doc parses it (invalid UTF-8
+ * repaired unless j->strict, raw control characters in strings kept): a new
+ * reference, or NULL with the message in err and in *pos the byte of the
+ * line it concerns. */
+json_t *cal_jsonl_parse(cal_jsonl *j, const char *line, size_t n, char *err, size_t errlen, size_t *pos);
 /* The same for a record already parsed (a Parquet row, io/parquet_rec.h):
- * 1, 0 (a null value), -1 with the message in err, or -2 (a template error). */
+ * 1, 0 (a null value), -1 with the message in err, -2 (a template error) or
+ * -3 (not a conversation, under --chat). */
 int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t *tn, char *err, size_t errlen);
 void cal_jsonl_free(cal_jsonl *j);
 

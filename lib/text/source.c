@@ -3,6 +3,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,9 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
 #include "text/corpus.h"
 #include "text/format.h"
 
@@ -26,8 +31,8 @@ void cal_source_open(cal_source *s, const char *src, const char *label) {
         s->path = s->owned, s->corpus = 1;
     } else if (!exists) {
         if (!strchr(src, '/') && !strchr(src, '.'))
-            cal_die("%s: no such file, and not a built-in corpus (wiki, web, c4, code, stories, tiny, multilingual, "
-                    "technical)", src);
+            cal_die("%s: no such file, and not a built-in corpus (foldoc|wiki, prose|web|c4|pile, code, "
+                    "stories|tiny, multilingual, technical)", src);
         cal_die("%s: %s", src, strerror(errno));
     }
     if (label || s->corpus) snprintf(s->label, sizeof s->label, "%s", label ? label : src);
@@ -66,4 +71,58 @@ int cal_source_files(const char *path, int (*fn)(void *ctx, const char *file), v
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names);
     return stop;
+}
+
+/* A file's bytes, hashed by reading it (a Parquet file, which is mapped,
+ * not streamed). */
+uint64_t cal_source_file_hash(const char *file, uint64_t *bytes) {
+    uint64_t h = 0;
+    *bytes = 0;
+    struct stat sb;
+    int fd = stat(file, &sb) == 0 && S_ISREG(sb.st_mode) ? open(file, O_RDONLY) : -1; /* never a FIFO: no hang */
+    if (fd < 0) return 0;
+    XXH3_state_t *st = XXH3_createState();
+    char *buf = cal_xmalloc(1 << 20);
+    if (!st) cal_die("out of memory");
+    XXH3_64bits_reset(st);
+    for (ssize_t k; (k = read(fd, buf, 1 << 20)) != 0;) {
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) cal_die("%s: %s", file, strerror(errno));
+        XXH3_64bits_update(st, buf, (size_t)k);
+        *bytes += (uint64_t)k;
+    }
+    close(fd);
+    h = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    free(buf);
+    return h;
+}
+
+void cal_source_fp_begin(cal_source_fp *f, const char *operand) {
+    memset(f, 0, sizeof *f);
+    f->whole = 1;
+    f->skip = strlen(operand) + 1;
+    if (!(f->st = XXH3_createState())) cal_die("out of memory");
+    XXH3_64bits_reset(f->st);
+}
+
+void cal_source_fp_file(cal_source_fp *f, const char *file, uint64_t fp, uint64_t bytes, int whole) {
+    const char *rel = strlen(file) > f->skip ? file + f->skip : file;
+    uint8_t le[8];
+    for (int i = 0; i < 8; i++) le[i] = (uint8_t)(fp >> (8 * i));
+    XXH3_64bits_update(f->st, rel, strlen(rel) + 1);
+    XXH3_64bits_update(f->st, le, 8);
+    f->fp = fp, f->bytes += bytes, f->whole &= whole;
+    f->files++;
+}
+
+void cal_source_fp_end(cal_source_fp *f, const char *operand, int dir, cal_buf *line) {
+    line->n = 0;
+    if (!f->whole || !f->files) cal_buf_add(line, "- -", 3);
+    else cal_buf_addf(line, "%016llx %llu", (unsigned long long)(dir ? XXH3_64bits_digest(f->st) : f->fp),
+                      (unsigned long long)f->bytes);
+    cal_buf_addc(line, ' ');
+    cal_meta_quote_arg(line, operand);
+    XXH3_freeState(f->st);
+    f->st = NULL;
 }

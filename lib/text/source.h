@@ -26,4 +26,27 @@ void cal_source_close(cal_source *s);
  * they sort. Stops at the first nonzero fn result and returns it. */
 int cal_source_files(const char *path, int (*fn)(void *ctx, const char *file), void *ctx);
 
+/* The fingerprint of what a SOURCE operand held, for its `input` metadata
+ * line: shards of a fan-out are checked against it where they meet
+ * (stream/shards.h). Each file's raw bytes are hashed as they are read
+ * (io/insrc.h); a folder's fingerprint is the XXH3-64 of each file's path
+ * below it and hash, in reading order. */
+typedef struct {
+    struct XXH3_state_s *st;
+    uint64_t fp, bytes;
+    size_t files, skip;
+    int whole; /* every file read to its end */
+} cal_source_fp;
+void cal_source_fp_begin(cal_source_fp *f, const char *operand);
+/* One file of the operand: its hash, bytes, and whether it was read to
+ * the end (-n stops early). */
+void cal_source_fp_file(cal_source_fp *f, const char *file, uint64_t fp, uint64_t bytes, int whole);
+/* The line "FP16 BYTES OPERAND" (the operand quoted as stage lines quote
+ * arguments), or "- - OPERAND" when a file was not read to its end (what
+ * was read then depends on read sizes: no fingerprint is better than a
+ * varying one); dir: the operand is a folder. Frees f's state. */
+void cal_source_fp_end(cal_source_fp *f, const char *operand, int dir, cal_buf *line);
+/* The XXH3-64 of a regular file's bytes, read (0 for anything else). */
+uint64_t cal_source_file_hash(const char *file, uint64_t *bytes);
+
 #endif

@@ -21,7 +21,7 @@ static CAL_NORETURN void too_long(const splitter *sp, uint64_t off, const char *
 
 static int emit(const splitter *sp, const char *p, size_t n, uint64_t off) {
     if (n == 0) return 0;
-    cal_doc d = {sp->name, p, n, off, 1, 0};
+    cal_doc d = {sp->name, p, n, off, 1, 0, NULL, 0};
     return sp->fn(sp->ctx, &d);
 }
 

@@ -231,9 +231,36 @@ size_t tok_config_specials(const tok_config *c, const tc_token **out, size_t max
     return n;
 }
 
+/* config.json's limit of positions, as GPTQModel's prepare_calibration_dataset
+ * resolves it: max_position_embeddings, else max_sequence_length, max_seq_len,
+ * n_positions or seq_length (the first positive integer). A missing or odd
+ * file gives none (the model's own loader reports that). */
+static void max_positions(const char *dir, tok_config *c)
+{
+    char path[4096], why[256];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    size_t len;
+    char *s = tok_read_file(path, &len, why, sizeof why);
+    if (!s) return;
+    tj *root;
+    tj_doc *doc = tj_parse(s, len, &root, why, sizeof why);
+    static const char *const keys[] = {"max_position_embeddings", "max_sequence_length", "max_seq_len", "n_positions",
+                                       "seq_length"};
+    for (size_t i = 0; doc && root->type == TJ_OBJ && i < sizeof keys / sizeof *keys && !c->max_positions; i++) {
+        const tj *v = tj_get(root, keys[i]);
+        if (v && v->type == TJ_NUM && v->u.num >= 1 && v->u.num < 1e15 && v->u.num == (double)(uint64_t)v->u.num) {
+            c->max_positions = (uint64_t)v->u.num;
+            snprintf(c->max_positions_from, sizeof c->max_positions_from, "config.json %s", keys[i]);
+        }
+    }
+    tj_free(doc);
+    free(s);
+}
+
 int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
+    max_positions(dir, c);
     json_file cfg = {0}, map = {0}, gen = {0}, model = {0};
     int rc = -1, have_cfg = read_json(dir, "tokenizer_config.json", &cfg, c, err, errlen);
     if (have_cfg < 0) goto out;

@@ -22,6 +22,7 @@
 #define CAL_TOK_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* bos, eos, pad: what calkit uses; the others are only made tokens */
 enum { TC_BOS, TC_EOS, TC_PAD, TC_NSPECIAL, TC_UNK = TC_NSPECIAL, TC_SEP, TC_CLS, TC_MASK, TC_NNAMED };
@@ -43,6 +44,8 @@ typedef struct {
     int rebuild;                   /* the class rebuilds the post-processor template */
     char *gen_eos;                 /* generation_config.json eos_token_id as written ("128001,128009"), or NULL */
     char files[160];               /* the configuration files read, space-separated */
+    uint64_t max_positions;        /* config.json's limit of positions, or 0 */
+    char max_positions_from[64];   /* "config.json max_position_embeddings", ... */
 } tok_config;
 
 /* The special tokens in transformers' order (all_special_tokens_extended:

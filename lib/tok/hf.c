@@ -249,9 +249,9 @@ static int cut_added(enc *e, const th_trie *tr, const char *s, size_t len, gap_f
         size_t best_end = 0;
         for (size_t j = i; j < len; j++) {
             const struct th_merge *ed = th_mergemap_get(&tr->edges, cur, (unsigned char)s[j]);
-            if (!ed) break;
+            if (!ed || ed->rank >= tr->nn) break; /* bounded: a prepared image may be forged */
             cur = ed->rank;
-            if (tr->node[cur].tok != TH_NONE) { best = tr->node[cur].tok; best_end = j + 1; }
+            if (tr->node[cur].tok < t->nadded) { best = tr->node[cur].tok; best_end = j + 1; }
         }
         if (best == TH_NONE) { i++; continue; }
         const th_added *a = &t->added[best];

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "tok/image.h"
 #include "tok/tokenizer.h"
 
 typedef struct tok_hf tok_hf;
@@ -32,6 +33,11 @@ typedef struct tok_hf tok_hf;
  * or "JSON path normalizer.type: unsupported normalizer 'BertNormalizer'". */
 tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, size_t errlen);
 void tok_hf_free(tok_hf *t);
+/* tok_hf_load for a BPE model made from a SentencePiece .model (spm_bpe.h):
+ * its model object also holds "calkit_spm_ranks", one rank per merge (the
+ * score rank of the merged piece: ties allowed), and merges replay
+ * SentencePiece's order (highest score first, the leftmost of equal ones). */
+tok_hf *tok_hf_load_spm_bpe(const char *json, size_t len, const char *path, char *err, size_t errlen);
 
 /* Appends ids to out. Thread-safe: concurrent calls on one tok_hf are fine.
  * Returns 0, or -1 with err filled. */
@@ -63,5 +69,12 @@ const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len);
  * text; replacing them is what transformers' update_post_processor does. */
 size_t tok_hf_template(const tok_hf *t, int post, const uint32_t **ids);
 void tok_hf_set_template(tok_hf *t, const uint32_t *pre, size_t npre, const uint32_t *post, size_t npost);
+
+/* A prepared image of the loaded tokenizer (tok/image.h): its sections are
+ * added to w (they point into t: write them before t changes). */
+void tok_hf_image_parts(const tok_hf *t, tok_image_parts *w);
+/* The tokenizer of a verified image, which it takes over (closes when
+ * freed, or at once on failure: NULL with err). path names it in messages. */
+tok_hf *tok_hf_from_image(tok_image *im, const char *path, char *err, size_t errlen);
 
 #endif

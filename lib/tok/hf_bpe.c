@@ -29,6 +29,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/oshint.h"
 #include "base/utf8.h"
 #include "tok/hf_int.h"
 
@@ -66,12 +67,14 @@ struct th_fast {
     uint64_t pmask;
     unsigned pshift;
     uint32_t *rank_id;     /* rank -> merged id; NULL when the priority is the id */
+    uint32_t nrank;        /* rank_id's length */
     uint32_t *byte_rank;   /* byte-level: priority of the pair of bytes (x, y) at x << 8 | y; NULL if not */
     struct vslot { uint64_t k[3]; uint32_t id, len; } *voc; /* ignore_merges: the vocabulary's short strings */
     unsigned vshift;
     cache_slot *cache;     /* the pre-token cache, shared by every thread */
     void *cache_mem;       /* its allocation (cache is aligned within it) */
     int scan_ok;           /* vocabulary ids are unique: the rank scan is exact */
+    uint64_t img_num[4];   /* the scalars above, as an image section */
 };
 
 typedef struct { uint32_t id, alive; int32_t prev, next; } sym;
@@ -166,6 +169,7 @@ static inline uint64_t key_hash(const uint64_t k[3], size_t len)
 /* ---- tables built at load ------------------------------------------------ */
 
 static uint64_t pair_hash(uint64_t k, unsigned shift) { return (k * 0x9E3779B97F4A7C15ull) >> shift; }
+static void cache_alloc(th_fast *f);
 
 void th_bpe_prepare(tok_hf *t)
 {
@@ -180,6 +184,7 @@ void th_bpe_prepare(tok_hf *t)
         if ((e->key >> 32) >> 20 || (e->key & 0xFFFFFFFFu) >> 20 || e->rank >= (1u << 24) - 1) compact = 0;
     }
     f->rank_id = cal_xmalloc(((size_t)nranks + 1) * sizeof *f->rank_id);
+    f->nrank = nranks + 1;
     for (uint32_t r = 0; r <= nranks; r++) f->rank_id[r] = TH_NONE;
     for (size_t i = 0; m->slot && i <= m->mask; i++)
         if (m->slot[i].key != UINT64_MAX) f->rank_id[m->slot[i].rank] = m->slot[i].id;
@@ -190,6 +195,7 @@ void th_bpe_prepare(tok_hf *t)
         if ((have && f->rank_id[r] <= last) || f->rank_id[r] >= (1u << 24) - 1) by_id = 0;
         last = f->rank_id[r], have = 1;
     }
+    if (t->spm_ties) by_id = 0; /* a rank names no single id */
     if (compact && m->n) {
         size_t cap = 16;
         unsigned bits = 4;
@@ -244,27 +250,90 @@ void th_bpe_prepare(tok_hf *t)
             f->voc[j] = (struct vslot){ { k[0], k[1], k[2] }, e->id, e->len };
         }
     }
-    /* Zero bytes are version 0 (never written) in every slot. calloc of 8 MB
-     * maps fresh zero pages: none is touched (nor faulted in) until a word
-     * lands in it, where a memset cost every process 2,048 page faults at
-     * load (a short shard never needs most of them). */
-    const size_t bucket = WAYS * sizeof(cache_slot); /* buckets aligned: the adjacent-line prefetch fetches the pair */
-    f->cache_mem = cal_xcalloc(1, (sizeof(cache_slot) << CACHE_BITS) + bucket);
-    f->cache = (cache_slot *)(void *)((char *)f->cache_mem + (bucket - (uintptr_t)f->cache_mem % bucket) % bucket);
+    cache_alloc(f);
     t->fast = f;
+}
+
+/* The pre-token cache: zero bytes are version 0 (never written) in every
+ * slot. calloc of 8 MB maps fresh zero pages: none is touched (nor faulted
+ * in) until a word lands in it, where a memset cost every process 2,048 page
+ * faults at load (a short shard never needs most of them). */
+static void cache_alloc(th_fast *f)
+{
+    /* mapped, not calloc'd: once a large block has been freed, glibc serves
+     * the next from its heap and clears all 8 MB (a process that loads
+     * several tokenizers; a test that restores thousands) */
+    f->cache_mem = cal_huge_zalloc(sizeof(cache_slot) << CACHE_BITS);
+    f->cache = f->cache_mem; /* page aligned: so are the buckets, for the adjacent-line prefetch */
 }
 
 void th_bpe_release(tok_hf *t)
 {
     th_fast *f = t->fast;
     if (!f) return;
-    free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc); free(f->cache_mem);
+    if (!t->image) { free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc); }
+    cal_huge_free(f->cache_mem, sizeof(cache_slot) << CACHE_BITS);
     free(f);
     t->fast = NULL;
 }
 
-/* the id a merge of priority p makes */
-static inline uint32_t prio_id(const th_fast *f, uint32_t p) { return f->rank_id ? f->rank_id[p] : p; }
+/* image sections of the fast tables (hf_image.c numbers the others) */
+enum { SEC_PAIR = 100, SEC_RANKID, SEC_BYTERANK, SEC_VOC, SEC_FASTNUM };
+
+void th_bpe_image_parts(const tok_hf *t, tok_image_parts *w)
+{
+    th_fast *f = t->fast;
+    uint64_t *num = f->img_num;
+    num[0] = f->pshift;
+    num[1] = f->vshift;
+    num[2] = (uint64_t)f->scan_ok;
+    num[3] = f->voc != NULL;
+    tok_image_add(w, SEC_FASTNUM, 8, num, 4);
+    tok_image_add(w, SEC_PAIR, 8, f->pair, f->pair ? f->pmask + 1 : 0);
+    tok_image_add(w, SEC_RANKID, 4, f->rank_id, f->rank_id ? f->nrank : 0);
+    tok_image_add(w, SEC_BYTERANK, 4, f->byte_rank, f->byte_rank ? 65536 : 0);
+    tok_image_add(w, SEC_VOC, sizeof *f->voc, f->voc, f->voc ? ((size_t)1 << (64 - f->vshift)) : 0);
+}
+
+int th_bpe_uses_merges(const tok_hf *t) { return !t->fast->pair || t->spm_ties; }
+
+/* n a power of two (or 0), as a hash table's length must be */
+static int pow2(uint64_t n) { return (n & (n - 1)) == 0; }
+
+int th_bpe_image_restore(tok_hf *t, const tok_image *im)
+{
+    uint64_t nnum, npair, nrank, nbyte, nvoc;
+    const uint64_t *num = tok_image_get(im, SEC_FASTNUM, 8, &nnum);
+    const uint64_t *pair = tok_image_get(im, SEC_PAIR, 8, &npair);
+    const uint32_t *rank = tok_image_get(im, SEC_RANKID, 4, &nrank);
+    const uint32_t *byte = tok_image_get(im, SEC_BYTERANK, 4, &nbyte);
+    const struct vslot *voc = tok_image_get(im, SEC_VOC, sizeof(struct vslot), &nvoc);
+    if (!num || nnum != 4 || !pair || !rank || !byte || !voc || !pow2(npair) || !pow2(nvoc) ||
+        (nbyte && nbyte != 65536) || nrank > UINT32_MAX || (num[3] && !nvoc) || num[0] > 64 || num[1] > 64 ||
+        (npair && num[0] != (uint64_t)(64 - __builtin_ctzll(npair))) ||
+        (nvoc && num[1] != (uint64_t)(64 - __builtin_ctzll(nvoc))))
+        return -1;
+    th_fast *f = cal_xcalloc(1, sizeof *f);
+    /* the tables are read only through the bounded lookups below */
+    f->pair = npair ? (uint64_t *)(uintptr_t)pair : NULL;
+    f->pmask = npair ? npair - 1 : 0;
+    f->pshift = (unsigned)num[0];
+    f->rank_id = nrank ? (uint32_t *)(uintptr_t)rank : NULL;
+    f->nrank = (uint32_t)nrank;
+    f->byte_rank = nbyte ? (uint32_t *)(uintptr_t)byte : NULL;
+    f->voc = num[3] ? (struct vslot *)(uintptr_t)voc : NULL;
+    f->vshift = (unsigned)num[1];
+    f->scan_ok = num[2] != 0;
+    cache_alloc(f);
+    t->fast = f;
+    return 0;
+}
+
+/* the id a merge of priority p makes (bounded: an image's table may be forged) */
+static inline uint32_t prio_id(const th_fast *f, uint32_t p)
+{
+    return f->rank_id ? (p < f->nrank ? f->rank_id[p] : TH_NONE) : p;
+}
 
 /* the priority of merging (a, b), or TH_NONE */
 static inline uint32_t pair_rank(const tok_hf *t, const th_fast *f, uint32_t a, uint32_t b)
@@ -272,14 +341,24 @@ static inline uint32_t pair_rank(const tok_hf *t, const th_fast *f, uint32_t a, 
     if (f->pair) {
         if ((a | b) >> 20) return TH_NONE;
         uint64_t k = (uint64_t)a << 20 | b;
-        for (uint64_t i = pair_hash(k, f->pshift);; i = (i + 1) & f->pmask) {
+        uint64_t i = pair_hash(k, f->pshift) & f->pmask;
+        for (uint64_t n = 0; n <= f->pmask; n++, i = (i + 1) & f->pmask) {
             uint64_t s = f->pair[i];
             if (!s) return TH_NONE;
             if (s >> 24 == k) return (uint32_t)(s & 0xFFFFFF) - 1;
         }
+        return TH_NONE; /* no empty slot: a forged image */
     }
     const struct th_merge *m = th_mergemap_get(&t->merges, a, b);
     return m ? m->rank : TH_NONE;
+}
+
+/* the id the pair (a, b) of priority p merges into */
+static inline uint32_t pair_id(const tok_hf *t, const th_fast *f, uint32_t a, uint32_t b, uint32_t p)
+{
+    if (!t->spm_ties) return prio_id(f, p);
+    const struct th_merge *m = th_mergemap_get(&t->merges, a, b);
+    return m ? m->id : TH_NONE;
 }
 
 /* ---- the merge loops ----------------------------------------------------- */
@@ -300,7 +379,7 @@ static size_t merge_scan(const tok_hf *t, const th_fast *f, uint32_t *id, uint32
             if (rk[i] < best) best = rk[i], bi = i;
         if (best == TH_NONE) break;
         size_t j = nx[bi]; /* merged into bi */
-        id[bi] = prio_id(f, best);
+        id[bi] = pair_id(t, f, id[bi], id[j], best);
         rk[j] = TH_NONE;
         nx[bi] = nx[j];
         if (nx[j] < n) pv[nx[j]] = (uint8_t)bi;
@@ -356,7 +435,7 @@ static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint
     for (size_t i = 0; i < n; i++) y[i] = (sym){ id[i], 1, (int32_t)i - 1, i + 1 < n ? (int32_t)i + 1 : -1 };
     for (size_t i = 0; i + 1 < n; i++) {
         uint32_t r = pair_rank(t, f, y[i].id, y[i + 1].id);
-        if (r != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r << 32 | i, prio_id(f, r) });
+        if (r != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r << 32 | i, pair_id(t, f, y[i].id, y[i + 1].id, r) });
     }
     while (hn) {
         hent top = heap_pop(hp, &hn);
@@ -364,7 +443,7 @@ static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint
         if (!y[pos].alive || y[pos].next < 0) continue;
         int32_t nx = y[pos].next;
         uint32_t r = pair_rank(t, f, y[pos].id, y[nx].id);
-        if (r == TH_NONE || prio_id(f, r) != top.id) continue;
+        if (r == TH_NONE || pair_id(t, f, y[pos].id, y[nx].id, r) != top.id) continue;
         y[pos].id = top.id;
         y[pos].next = y[nx].next;
         y[nx].alive = 0;
@@ -372,11 +451,11 @@ static size_t merge_heap(const tok_hf *t, const th_fast *f, th_scratch *sc, uint
         if (y[pos].prev >= 0) {
             int32_t pv = y[pos].prev;
             uint32_t r2 = pair_rank(t, f, y[pv].id, y[pos].id);
-            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | (uint32_t)pv, prio_id(f, r2) });
+            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | (uint32_t)pv, pair_id(t, f, y[pv].id, y[pos].id, r2) });
         }
         if (y[pos].next >= 0) {
             uint32_t r2 = pair_rank(t, f, y[pos].id, y[y[pos].next].id);
-            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | pos, prio_id(f, r2) });
+            if (r2 != TH_NONE) heap_push(hp, &hn, (hent){ (uint64_t)r2 << 32 | pos, pair_id(t, f, y[pos].id, y[y[pos].next].id, r2) });
         }
     }
     size_t k = 0;
@@ -435,11 +514,13 @@ static uint32_t vocab_id(const tok_hf *t, const char *s, size_t len, const uint6
     const th_fast *f = t->fast;
     if (!k || !f->voc) return th_strmap_get(&t->vocab, s, len);
     size_t mask = ((size_t)1 << (64 - f->vshift)) - 1;
-    for (size_t j = (size_t)(key_hash(k, len) >> f->vshift);; j = (j + 1) & mask) {
+    size_t j = (size_t)(key_hash(k, len) >> f->vshift) & mask;
+    for (size_t n = 0; n <= mask; n++, j = (j + 1) & mask) {
         const struct vslot *v = &f->voc[j];
         if (!v->len) return TH_NONE;
         if (v->len == len && v->k[0] == k[0] && v->k[1] == k[1] && v->k[2] == k[2]) return v->id;
     }
+    return TH_NONE;
 }
 
 /* BPE of one word, without the cache: its ids appended to out; k is the

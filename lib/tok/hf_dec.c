@@ -44,7 +44,11 @@ void tok_hf_decode(const tok_hf *t, const uint32_t *ids, size_t n, cal_buf *out)
     str *v = cal_xcalloc(n ? n : 1, sizeof *v);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (ids[i] < t->nids && t->id_str[ids[i]]) set(&v[m++], t->id_str[ids[i]], t->id_len[ids[i]]);
+    {
+        size_t len;
+        const char *p = tok_hf_id_text(t, ids[i], &len);
+        if (p) set(&v[m++], p, len);
+    }
     const int16_t *cpb = th_cp_byte();
     for (size_t d = 0; d < t->ndec; d++) {
         const th_dec *dc = &t->dec[d];

@@ -10,6 +10,7 @@
 
 #include "base/buf.h"
 #include "tok/hf.h"
+#include "tok/image.h"
 
 #define TH_NONE UINT32_MAX
 
@@ -40,14 +41,17 @@ void th_mergemap_free(th_mergemap *m);
 void th_mergemap_put(th_mergemap *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t id);
 static inline const struct th_merge *th_mergemap_get(const th_mergemap *m, uint32_t a, uint32_t b)
 {
+    if (!m->slot) return NULL;
     uint64_t k = (uint64_t)a << 32 | b;
     uint64_t i = (k * 0x9E3779B97F4A7C15ull) >> m->shift;
-    for (;;) {
+    /* at most every slot once: a table from a forged image may have no empty slot */
+    for (uint64_t n = 0; n <= m->mask; n++) {
         const struct th_merge *s = &m->slot[i];
         if (s->key == k) return s;
         if (s->key == UINT64_MAX) return NULL;
         i = (i + 1) & m->mask;
     }
+    return NULL;
 }
 
 /* Regex patterns with a hand-written scanner (exact pattern string match). */
@@ -110,11 +114,11 @@ typedef struct {
     uint8_t first[256];
 } th_trie;
 
+/* An added token; its content is added_pool.p[off..off+len). Fixed-size
+ * and pointer-free, so that a prepared image (hf_image.c) holds the array. */
 typedef struct {
-    char *content;
-    size_t len;
-    uint32_t id;
-    int special, lstrip, rstrip, normalized, single_word;
+    uint32_t off, len, id;
+    uint8_t special, lstrip, rstrip, normalized, single_word, pad[3];
 } th_added;
 
 enum { TH_D_BYTELEVEL, TH_D_REPLACE, TH_D_BYTEFALLBACK, TH_D_FUSE, TH_D_STRIP, TH_D_METASPACE };
@@ -131,11 +135,22 @@ typedef struct th_fast th_fast;
 struct tok_hf {
     uint64_t serial;          /* identifies this load for the per-thread caches */
     char *path;               /* the file, for messages */
+    /* Restored from a prepared image (hf_image.c): the large tables point
+     * into its read-only mapping, which the tok_hf owns; NULL when built
+     * from JSON (then every table is malloc'd). */
+    tok_image *image;
+    cal_buf small;            /* built from JSON: the normalizer, pre-tokenizer
+                               * and decoder as JSON, for the image */
+    const uint8_t *nq_bits;   /* th_norm_quick's table from an image, else NULL */
     th_fast *fast;            /* the merge tables the encoder reads (tok_hf_bpe.c) */
     /* model */
     th_strmap vocab;          /* model-space keys: raw bytes when byte_level */
     th_mergemap merges;
     int byte_level, ignore_merges, byte_fallback, fuse_unk;
+    /* SentencePiece's BPE (tok_hf_load_spm_bpe): a pair's rank is its merged
+     * piece's score rank, equal for equal scores (the leftmost pair wins),
+     * so the merged id comes from the pair, not from the rank */
+    int spm_ties;
     uint32_t unk_id;          /* TH_NONE if none */
     uint32_t byte_id[256];    /* byte_level: id of each byte; byte_fallback: <0xXX> */
     uint32_t *cp_id;          /* not byte_level: id of each code point < 0x10000 (TH_NONE if none) */
@@ -144,16 +159,23 @@ struct tok_hf {
      * never merges across such a point, so the parts are independent words. */
     int seg_ok;
     int32_t *seg_bad; size_t nseg_bad; /* characters that some merge joins to a following U+2581 */
-    /* id -> token text (as written in the file), for decode */
-    char **id_str;
+    /* id -> token text (as written in the file), for decode: id_pool.p
+     * [id_off[id]..+id_len[id]), id_off TH_NONE for an id without text */
+    uint32_t *id_off;
     uint32_t *id_len;
+    cal_buf id_pool;
     uint8_t *id_special;
     uint32_t nids;
+    uint32_t ids_cap;         /* id_off/id_len/id_special's room (tok_hf_add_special grows them) */
     uint32_t model_n;         /* the model's vocabulary size (without the added tokens) */
     /* pipeline */
     th_norm *norm; size_t nnorm;
     th_pretok *pre; size_t npre;
     th_added *added; size_t nadded;
+    cal_buf added_pool;       /* the added tokens' contents */
+    th_strmap added_map;      /* an added token's content -> its id (duplicates share one id) */
+    uint32_t max_added;       /* the largest added id, TH_NONE when there is none */
+    th_strmap textmap;        /* an id's text (id_str) -> the smallest id with that text */
     th_trie trie_raw, trie_norm;
     int has_raw, has_norm;
     th_dec *dec; size_t ndec;
@@ -180,6 +202,23 @@ typedef struct {
     pcre2_match_data *md;
 } th_bufs;
 th_bufs *th_scratch_bufs(th_scratch *sc);
+
+/* The fast tables as image sections (hf_image.c), and back: 0, or -1 when
+ * the image's sections do not fit together. */
+void th_bpe_image_parts(const tok_hf *t, tok_image_parts *w);
+int th_bpe_image_restore(tok_hf *t, const tok_image *im);
+int th_bpe_uses_merges(const tok_hf *t); /* the merge map, not the compact pair table */
+/* hf_image.c: t's sections; and t (zeroed, t->image and t->path set) from
+ * a verified image: 0, or -1 with err (the caller frees t). */
+void th_image_parts(const tok_hf *t, tok_image_parts *w);
+int th_image_restore(tok_hf *t, tok_image *im, char *err, size_t errlen);
+/* hf_load.c: adds the normalizer, pre-tokenizer and decoder of the JSON
+ * object small ({"normalizer": ..., "pre_tokenizer": ..., "decoder": ...},
+ * what tok_hf_load keeps in t->small) to t. 0, or -1 with err. */
+int th_load_components(tok_hf *t, const char *small, size_t len, char *err, size_t errlen);
+/* hf_nfc.c: th_norm_quick's table of characters it must normalize (built
+ * once per process), NCP / 8 bytes, for the image. */
+const uint8_t *th_norm_quick_bits(const tok_hf *t, size_t *len);
 
 /* tok_hf_bpe.c, for tests: the pre-token cache's bucket of the word s
  * (SIZE_MAX when too long to be cached), and 1 when the cache holds it */

@@ -7,6 +7,8 @@
 
 #include <utf8proc.h>
 
+#include "base/buf.h"
+
 typedef struct blk {
     struct blk *next;
     size_t used, cap;
@@ -280,4 +282,43 @@ const tj *tj_get(const tj *o, const char *key)
 int tj_streq(const tj *v, const char *s)
 {
     return v && v->type == TJ_STR && v->n == strlen(s) && !memcmp(v->u.s, s, v->n);
+}
+
+void tj_emit(const tj *v, cal_buf *out)
+{
+    if (!v) { cal_buf_add(out, "null", 4); return; }
+    switch (v->type) {
+    case TJ_NULL: cal_buf_add(out, "null", 4); break;
+    case TJ_FALSE: cal_buf_add(out, "false", 5); break;
+    case TJ_TRUE: cal_buf_add(out, "true", 4); break;
+    case TJ_NUM: cal_buf_addf(out, "%.17g", v->u.num); break;
+    case TJ_STR:
+        cal_buf_addc(out, '"');
+        for (uint32_t i = 0; i < v->n; i++) {
+            unsigned char c = (unsigned char)v->u.s[i];
+            if (c == '"' || c == '\\') cal_buf_addc(out, '\\'), cal_buf_addc(out, (char)c);
+            else if (c < 0x20) cal_buf_addf(out, "\\u%04x", c);
+            else cal_buf_addc(out, (char)c);
+        }
+        cal_buf_addc(out, '"');
+        break;
+    case TJ_ARR:
+        cal_buf_addc(out, '[');
+        for (uint32_t i = 0; i < v->n; i++) {
+            if (i) cal_buf_addc(out, ',');
+            tj_emit(&v->u.kids[i], out);
+        }
+        cal_buf_addc(out, ']');
+        break;
+    case TJ_OBJ:
+        cal_buf_addc(out, '{');
+        for (uint32_t i = 0; i < v->n; i++) {
+            if (i) cal_buf_addc(out, ',');
+            tj_emit(&v->u.kids[2 * i], out);
+            cal_buf_addc(out, ':');
+            tj_emit(&v->u.kids[2 * i + 1], out);
+        }
+        cal_buf_addc(out, '}');
+        break;
+    }
 }

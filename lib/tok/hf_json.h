@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf.h"
+
 enum { TJ_NULL, TJ_FALSE, TJ_TRUE, TJ_NUM, TJ_STR, TJ_ARR, TJ_OBJ };
 
 typedef struct tj tj;
@@ -27,5 +29,8 @@ void tj_free(tj_doc *d);
 
 const tj *tj_get(const tj *obj, const char *key); /* NULL if absent or not an object */
 int tj_streq(const tj *v, const char *s);          /* v is a string equal to s */
+/* Appends v as JSON text that tj_parse reads back to the same value (NULL
+ * as null): the prepared image keeps a tokenizer's small parts so. */
+void tj_emit(const tj *v, cal_buf *out);
 
 #endif

@@ -18,6 +18,7 @@ typedef struct {
     size_t errlen;
     int failed;
     th_strmap orig_own;
+    int spm_ranks;   /* tok_hf_load_spm_bpe: model.calkit_spm_ranks gives each merge's rank (ties allowed) */
     th_strmap *orig; /* vocab as written (token text -> id): orig_own, or the model's own map when not byte-level */
 } ld;
 
@@ -125,6 +126,10 @@ static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *o
     int wn = snprintf(NULL, 0, "%s '%.*s'", path, (int)r->n, r->u.s);
     out->where = cal_xmalloc((size_t)wn + 1);
     snprintf(out->where, (size_t)wn + 1, "%s '%.*s'", path, (int)r->n, r->u.s);
+    /* a pattern with a hand-written scanner never reaches PCRE2, whose
+     * compile (Unicode classes spelt out code point by code point) was
+     * most of a prepared tokenizer's load */
+    if (out->scanner != TH_RE_PCRE) return 0;
     int ec;
     size_t eo;
     out->re = th_pcre_compile(r->u.s, r->n, &ec, &eo);
@@ -408,11 +413,12 @@ static void trie_free(th_trie *tr)
 static int load_added(ld *l, const tj *a)
 {
     tok_hf *t = l->t;
+    th_strmap_init(&t->added_map, a && a->type == TJ_ARR ? a->n : 0);
+    t->max_added = TH_NONE;
     if (!a || a->type == TJ_NULL) return 0;
     if (a->type != TJ_ARR) return bad(l, "added_tokens", "expected an array");
     t->added = cal_xcalloc(a->n ? a->n : 1, sizeof *t->added);
     char p[64];
-    uint32_t max_added = TH_NONE;
     for (uint32_t i = 0; i < a->n; i++) {
         const tj *o = &a->u.kids[i], *id = tj_get(o, "id");
         snprintf(p, sizeof p, "added_tokens[%u]", i);
@@ -420,18 +426,23 @@ static int load_added(ld *l, const tj *a)
         if (!c) return -1;
         if (!id || id->type != TJ_NUM || id->u.num < 0 || id->u.num >= 4294967295.0) return bad(l, p, "bad id");
         th_added *ad = &t->added[t->nadded++];
-        ad->content = dupn(c->u.s, c->n);
+        if (t->added_pool.n + c->n >= UINT32_MAX) return bad(l, p, "the added tokens' texts exceed 4 GB");
+        ad->off = (uint32_t)t->added_pool.n;
         ad->len = c->n;
+        cal_buf_add(&t->added_pool, c->u.s, c->n);
         /* ids as the reference assigns them (the file's "id" is only a hint):
          * an earlier added token or a vocabulary entry with this text keeps
-         * its id, else the next id after the vocabulary and the added ones */
-        uint32_t vid = TH_NONE;
-        for (size_t k = 0; k + 1 < t->nadded && vid == TH_NONE; k++)
-            if (t->added[k].len == c->n && !memcmp(t->added[k].content, c->u.s, c->n)) vid = t->added[k].id;
-        if (vid == TH_NONE) vid = th_strmap_get(l->orig, c->u.s, c->n);
-        if (vid == TH_NONE) vid = max_added != TH_NONE && max_added >= l->orig->n ? max_added + 1 : l->orig->n;
+         * its id, else the next id after the vocabulary and the added ones.
+         * Looked up in maps: a scan of the earlier tokens made 10^5 added
+         * tokens a minute's work (issue 29). */
+        uint32_t vid = th_strmap_get(&t->added_map, c->u.s, c->n);
+        if (vid == TH_NONE) {
+            vid = th_strmap_get(l->orig, c->u.s, c->n);
+            if (vid == TH_NONE) vid = t->max_added != TH_NONE && t->max_added >= l->orig->n ? t->max_added + 1 : l->orig->n;
+            th_strmap_put(&t->added_map, c->u.s, c->n, vid);
+        }
         ad->id = vid;
-        if (max_added == TH_NONE || vid > max_added) max_added = vid;
+        if (t->max_added == TH_NONE || vid > t->max_added) t->max_added = vid;
         ad->special = get_bool(l, o, "special", 0, p);
         ad->lstrip = get_bool(l, o, "lstrip", 0, p);
         ad->rstrip = get_bool(l, o, "rstrip", 0, p);
@@ -506,6 +517,8 @@ static int load_model(ld *l, const tj *m)
     }
     /* merges */
     if (!mg || mg->type != TJ_ARR) { free(kbuf); return bad(l, "model.merges", "expected an array"); }
+    const tj *rk = l->spm_ranks ? tj_get(m, "calkit_spm_ranks") : NULL;
+    if (l->spm_ranks && (!rk || rk->type != TJ_ARR || rk->n != mg->n)) { free(kbuf); return bad(l, "model.calkit_spm_ranks", "expected one rank per merge"); }
     th_mergemap_init(&t->merges, mg->n);
     for (uint32_t i = 0; i < mg->n; i++) {
         const tj *e = &mg->u.kids[i];
@@ -534,7 +547,15 @@ static int load_model(ld *l, const tj *m)
         uint32_t ic = th_strmap_get(l->orig, kbuf, an + bn);
         if (ic == TH_NONE) snprintf(p, sizeof p, "model.merges[%u]", i);
         if (ic == TH_NONE) { bad(l, p, "merged token %s is not in the vocabulary", q(kbuf, an + bn, kb, sizeof kb)); free(kbuf); return -1; }
-        th_mergemap_put(&t->merges, ia, ib, i, ic);
+        uint32_t rank = i;
+        if (rk) {
+            if (rk->u.kids[i].type != TJ_NUM || rk->u.kids[i].u.num < 0 || rk->u.kids[i].u.num >= (1u << 24) - 1) {
+                free(kbuf);
+                return bad(l, "model.calkit_spm_ranks", "a rank is not a small unsigned integer");
+            }
+            rank = (uint32_t)rk->u.kids[i].u.num;
+        }
+        th_mergemap_put(&t->merges, ia, ib, rank, ic);
         /* a merge joining some character to a following U+2581 */
         if (!t->byte_level && bn >= 3 && !memcmp(b, "\xe2\x96\x81", 3) && an) {
             size_t k = an - 1;
@@ -567,42 +588,68 @@ static int load_model(ld *l, const tj *m)
     return 0;
 }
 
-static void fill_id_text(ld *l, const tj *v)
+/* Sets an id's text (a later one wins). */
+static void set_id_text(tok_hf *t, uint32_t id, const char *s, size_t n)
+{
+    t->id_off[id] = (uint32_t)t->id_pool.n;
+    t->id_len[id] = (uint32_t)n;
+    cal_buf_add(&t->id_pool, s, n);
+}
+
+static int fill_id_text(ld *l, const tj *v)
 {
     tok_hf *t = l->t;
     for (size_t i = 0; i < t->nadded; i++)
         if (t->added[i].id + 1 > t->nids) t->nids = t->added[i].id + 1;
-    t->id_str = cal_xcalloc(t->nids, sizeof *t->id_str);
-    t->id_len = cal_xcalloc(t->nids, sizeof *t->id_len);
-    t->id_special = cal_xcalloc(t->nids, 1);
+    t->id_off = cal_xmalloc((t->nids ? t->nids : 1) * sizeof *t->id_off);
+    memset(t->id_off, 0xFF, t->nids * sizeof *t->id_off);
+    t->id_len = cal_xcalloc(t->nids ? t->nids : 1, sizeof *t->id_len);
+    t->id_special = cal_xcalloc(t->nids ? t->nids : 1, 1);
+    t->ids_cap = t->nids ? t->nids : 1;
+    uint64_t total = t->added_pool.n;
+    for (uint32_t i = 0; i < v->n; i++) total += v->u.kids[2 * i].n;
+    if (total >= UINT32_MAX) return bad(l, "model.vocab", "the token texts exceed 4 GB");
+    cal_buf_reserve(&t->id_pool, (size_t)total + 1);
     for (uint32_t i = 0; i < v->n; i++) {
         const tj *k = &v->u.kids[2 * i];
-        uint32_t id = (uint32_t)v->u.kids[2 * i + 1].u.num;
-        free(t->id_str[id]);
-        t->id_str[id] = dupn(k->u.s, k->n);
-        t->id_len[id] = k->n;
+        set_id_text(t, (uint32_t)v->u.kids[2 * i + 1].u.num, k->u.s, k->n);
     }
     for (size_t i = 0; i < t->nadded; i++) {
         th_added *a = &t->added[i];
-        free(t->id_str[a->id]);
-        t->id_str[a->id] = dupn(a->content, a->len);
-        t->id_len[a->id] = (uint32_t)a->len;
+        set_id_text(t, a->id, t->added_pool.p + a->off, a->len);
         t->id_special[a->id] = (uint8_t)a->special;
     }
+    /* text -> the smallest id with it, as tok_hf_token_id's answer */
+    th_strmap_init(&t->textmap, t->nids);
+    for (uint32_t id = t->nids; id-- > 0;)
+        if (t->id_off[id] != TH_NONE) th_strmap_put(&t->textmap, t->id_pool.p + t->id_off[id], t->id_len[id], id);
+    return 0;
 }
 
 static int64_t find_special(const tok_hf *t, const char *const *names)
 {
-    for (; *names; names++)
-        for (size_t i = 0; i < t->nadded; i++)
-            if (t->added[i].len == strlen(*names) && !memcmp(t->added[i].content, *names, t->added[i].len))
-                return t->added[i].id;
+    for (; *names; names++) {
+        uint32_t id = th_strmap_get(&t->added_map, *names, strlen(*names));
+        if (id != TH_NONE) return id;
+    }
     return -1;
 }
 
 static atomic_uint_fast64_t serial_counter = 1;
 
+static tok_hf *hf_load(const char *json, size_t len, const char *path, int spm_ranks, char *err, size_t errlen);
+
 tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, size_t errlen)
+{
+    return hf_load(json, len, path, 0, err, errlen);
+}
+
+tok_hf *tok_hf_load_spm_bpe(const char *json, size_t len, const char *path, char *err, size_t errlen)
+{
+    return hf_load(json, len, path, 1, err, errlen);
+}
+
+static tok_hf *hf_load(const char *json, size_t len, const char *path, int spm_ranks, char *err, size_t errlen)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     (void)pthread_once(&once, byte_alphabet);
@@ -616,6 +663,8 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     memset(&l, 0, sizeof l);
     l.t = t; l.err = err; l.errlen = errlen;
     l.orig = &l.orig_own;
+    l.spm_ranks = spm_ranks;
+    t->spm_ties = spm_ranks;
     if (root->type != TJ_OBJ) { bad(&l, "(root)", "expected an object"); goto fail; }
     const tj *tr = tj_get(root, "truncation"), *pd = tj_get(root, "padding");
     if (tr && tr->type != TJ_NULL) { bad(&l, "truncation", "truncation is not supported (must be null)"); goto fail; }
@@ -628,17 +677,26 @@ tok_hf *tok_hf_load(const char *json, size_t len, const char *path, char *err, s
     if (load_added(&l, tj_get(root, "added_tokens"))) goto fail;
     if (add_post(&l, tj_get(root, "post_processor"), "post_processor")) goto fail;
     if (add_dec(&l, tj_get(root, "decoder"), "decoder")) goto fail;
-    fill_id_text(&l, tj_get(tj_get(root, "model"), "vocab"));
+    /* the small parts as JSON, for a prepared image (hf_image.c) */
+    cal_buf_add(&t->small, "{\"normalizer\":", 14);
+    tj_emit(tj_get(root, "normalizer"), &t->small);
+    cal_buf_add(&t->small, ",\"pre_tokenizer\":", 17);
+    tj_emit(tj_get(root, "pre_tokenizer"), &t->small);
+    cal_buf_add(&t->small, ",\"decoder\":", 11);
+    tj_emit(tj_get(root, "decoder"), &t->small);
+    cal_buf_addc(&t->small, '}');
+    if (fill_id_text(&l, tj_get(tj_get(root, "model"), "vocab"))) goto fail;
     th_bpe_prepare(t);
     th_norm_quick_prepare(t);
     trie_init(&t->trie_raw);
     trie_init(&t->trie_norm);
     for (size_t i = 0; i < t->nadded; i++) {
         th_added *a = &t->added[i];
-        if (!a->normalized) { trie_add(&t->trie_raw, a->content, a->len, (uint32_t)i); t->has_raw = 1; continue; }
+        const char *content = t->added_pool.p + a->off;
+        if (!a->normalized) { trie_add(&t->trie_raw, content, a->len, (uint32_t)i); t->has_raw = 1; continue; }
         char *nz; size_t nn;
         char why[512];
-        if (th_normalize(t, a->content, a->len, &nz, &nn, why, sizeof why)) { bad(&l, "added_tokens", "%s", why); goto fail; }
+        if (th_normalize(t, content, a->len, &nz, &nn, why, sizeof why)) { bad(&l, "added_tokens", "%s", why); goto fail; }
         trie_add(&t->trie_norm, nz, nn, (uint32_t)i);
         t->has_norm = 1;
         free(nz);
@@ -661,6 +719,24 @@ fail:
     return NULL;
 }
 
+int th_load_components(tok_hf *t, const char *small, size_t len, char *err, size_t errlen)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    (void)pthread_once(&once, byte_alphabet);
+    tj *root;
+    tj_doc *doc = tj_parse(small, len, &root, err, errlen);
+    if (!doc) return -1;
+    ld l;
+    memset(&l, 0, sizeof l);
+    l.t = t; l.err = err; l.errlen = errlen;
+    int rc = root->type != TJ_OBJ ? bad(&l, "(image)", "expected an object")
+           : add_pre(&l, tj_get(root, "pre_tokenizer"), "pre_tokenizer") ||
+             add_norm(&l, tj_get(root, "normalizer"), "normalizer") || add_dec(&l, tj_get(root, "decoder"), "decoder")
+               ? -1 : 0;
+    tj_free(doc);
+    return rc;
+}
+
 static void pattern_free(th_pattern *p)
 {
     free(p->lit);
@@ -671,24 +747,44 @@ static void pattern_free(th_pattern *p)
 void tok_hf_free(tok_hf *t)
 {
     if (!t) return;
+    if (t->image) { /* the large tables are the image's: forget them */
+        memset(&t->vocab, 0, sizeof t->vocab);
+        memset(&t->merges, 0, sizeof t->merges);
+        t->id_off = t->id_len = NULL;
+        t->id_special = NULL;
+        memset(&t->id_pool, 0, sizeof t->id_pool);
+        t->cp_id = NULL;
+        t->seg_bad = NULL;
+        t->added = NULL;
+        memset(&t->added_pool, 0, sizeof t->added_pool);
+        memset(&t->trie_raw, 0, sizeof t->trie_raw);
+        memset(&t->trie_norm, 0, sizeof t->trie_norm);
+    }
     if (t->vocab.slot) th_strmap_free(&t->vocab);
+    if (t->added_map.slot) th_strmap_free(&t->added_map);
+    if (t->textmap.slot) th_strmap_free(&t->textmap);
     if (t->merges.slot) th_mergemap_free(&t->merges);
     th_bpe_release(t);
-    if (t->id_str) for (uint32_t i = 0; i < t->nids; i++) free(t->id_str[i]);
-    free(t->id_str); free(t->id_len); free(t->id_special);
+    free(t->id_off); free(t->id_len); free(t->id_special);
+    cal_buf_free(&t->id_pool);
     free(t->cp_id); free(t->seg_bad);
     for (size_t i = 0; i < t->nnorm; i++) { pattern_free(&t->norm[i].pat); free(t->norm[i].str); }
     free(t->norm);
     for (size_t i = 0; i < t->npre; i++) pattern_free(&t->pre[i].pat);
     free(t->pre);
-    for (size_t i = 0; i < t->nadded; i++) free(t->added[i].content);
     free(t->added);
+    cal_buf_free(&t->added_pool);
     if (t->trie_raw.node) trie_free(&t->trie_raw);
     if (t->trie_norm.node) trie_free(&t->trie_norm);
     for (size_t i = 0; i < t->ndec; i++) { free(t->dec[i].pat); free(t->dec[i].content); }
     free(t->dec);
     free(t->tmpl_pre); free(t->tmpl_post);
     free(t->path);
+    cal_buf_free(&t->small);
+    if (t->image) {
+        tok_image_close(t->image);
+        free(t->image);
+    }
     free(t);
 }
 
@@ -699,19 +795,27 @@ int64_t tok_hf_pad(const tok_hf *t, const char **from) { *from = "token name"; r
 
 int64_t tok_hf_token_id(const tok_hf *t, const char *s, size_t n)
 {
-    for (size_t i = t->nadded; i-- > 0;)
-        if (t->added[i].len == n && !memcmp(t->added[i].content, s, n)) return t->added[i].id;
-    for (uint32_t id = 0; id < t->nids; id++)
-        if (t->id_str[id] && t->id_len[id] == n && !memcmp(t->id_str[id], s, n)) return id;
-    return -1;
+    uint32_t id = th_strmap_get(&t->added_map, s, n);
+    if (id == TH_NONE) id = th_strmap_get(&t->textmap, s, n);
+    if (id == TH_NONE && t->image) /* an image keeps no text maps: scan the ids */
+        for (uint32_t k = 0; k < t->nids && id == TH_NONE; k++) {
+            size_t len;
+            const char *p = tok_hf_id_text(t, k, &len);
+            if (p && len == n && !memcmp(p, s, n)) id = k;
+        }
+    return id == TH_NONE ? -1 : (int64_t)id;
 }
 
 int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int rstrip, int single_word, int normalized,
                            int *is_new, char *err, size_t errlen)
 {
     *is_new = 0;
-    for (size_t i = 0; i < t->nadded; i++)
-        if (t->added[i].len == n && !memcmp(t->added[i].content, s, n)) return t->added[i].id;
+    if (t->image) {
+        snprintf(err, errlen, "a tokenizer restored from an image takes no new tokens");
+        return -1;
+    }
+    uint32_t have = th_strmap_get(&t->added_map, s, n);
+    if (have != TH_NONE) return have;
     if (!n) {
         snprintf(err, errlen, "an empty special token");
         return -1;
@@ -720,9 +824,7 @@ int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int r
      * vocabulary and the added tokens (tokenizers' AddedVocabulary) */
     int64_t id = tok_hf_token_id(t, s, n);
     if (id < 0) {
-        uint32_t max = 0;
-        for (size_t i = 0; i < t->nadded; i++)
-            if (t->added[i].id > max) max = t->added[i].id;
+        uint32_t max = t->max_added == TH_NONE ? 0 : t->max_added;
         id = t->nadded && (max >= t->model_n || !t->model_n) ? (int64_t)max + 1 : t->model_n;
         *is_new = 1;
     }
@@ -731,8 +833,15 @@ int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int r
     if (normalized && th_normalize(t, s, n, &nz, &nn, err, errlen)) return -1;
     t->added = cal_xrealloc(t->added, (t->nadded + 1) * sizeof *t->added);
     th_added *a = &t->added[t->nadded];
-    *a = (th_added){.content = dupn(s, n), .len = n, .id = (uint32_t)id, .special = 1, .lstrip = lstrip,
-                    .rstrip = rstrip, .normalized = normalized, .single_word = single_word};
+    if (t->added_pool.n + n >= UINT32_MAX || t->id_pool.n + n >= UINT32_MAX) {
+        free(nz);
+        snprintf(err, errlen, "the token texts exceed 4 GB");
+        return -1;
+    }
+    *a = (th_added){.off = (uint32_t)t->added_pool.n, .len = (uint32_t)n, .id = (uint32_t)id, .special = 1,
+                    .lstrip = (uint8_t)lstrip, .rstrip = (uint8_t)rstrip, .normalized = (uint8_t)normalized,
+                    .single_word = (uint8_t)single_word};
+    cal_buf_add(&t->added_pool, s, n);
     if (normalized) {
         trie_add(&t->trie_norm, nz, nn, (uint32_t)t->nadded);
         t->has_norm = 1;
@@ -742,28 +851,35 @@ int64_t tok_hf_add_special(tok_hf *t, const char *s, size_t n, int lstrip, int r
         t->has_raw = 1;
     }
     t->nadded++;
+    th_strmap_put(&t->added_map, s, n, (uint32_t)id);
+    if (t->max_added == TH_NONE || (uint32_t)id > t->max_added) t->max_added = (uint32_t)id;
+    uint32_t was = th_strmap_get(&t->textmap, s, n);
+    if (was == TH_NONE || was > (uint32_t)id) th_strmap_put(&t->textmap, s, n, (uint32_t)id);
     if ((uint32_t)id >= t->nids) {
         uint32_t old = t->nids;
         t->nids = (uint32_t)id + 1;
-        t->id_str = cal_xrealloc(t->id_str, t->nids * sizeof *t->id_str);
-        t->id_len = cal_xrealloc(t->id_len, t->nids * sizeof *t->id_len);
-        t->id_special = cal_xrealloc(t->id_special, t->nids);
-        memset(t->id_str + old, 0, (t->nids - old) * sizeof *t->id_str);
+        if (t->nids > t->ids_cap) { /* doubling: one id at a time was a copy of every array per token */
+            t->ids_cap = t->nids > UINT32_MAX / 2 ? t->nids : t->nids * 2;
+            t->id_off = cal_xrealloc(t->id_off, (size_t)t->ids_cap * sizeof *t->id_off);
+            t->id_len = cal_xrealloc(t->id_len, (size_t)t->ids_cap * sizeof *t->id_len);
+            t->id_special = cal_xrealloc(t->id_special, t->ids_cap);
+        }
+        memset(t->id_off + old, 0xFF, (t->nids - old) * sizeof *t->id_off);
         memset(t->id_len + old, 0, (t->nids - old) * sizeof *t->id_len);
         memset(t->id_special + old, 0, t->nids - old);
     }
-    free(t->id_str[id]);
-    t->id_str[id] = dupn(s, n);
-    t->id_len[id] = (uint32_t)n;
+    set_id_text(t, (uint32_t)id, s, n);
     t->id_special[id] = 1;
     return id;
 }
 
 const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len)
 {
-    if (id >= t->nids || !t->id_str[id]) return NULL;
-    *len = t->id_len[id];
-    return t->id_str[id];
+    if (id >= t->nids || t->id_off[id] == TH_NONE) return NULL;
+    uint64_t off = t->id_off[id], n = t->id_len[id];
+    if (off > t->id_pool.n || n > t->id_pool.n - off) return NULL; /* a forged image (hf_image.c) */
+    *len = (size_t)n;
+    return t->id_pool.p + off;
 }
 
 size_t tok_hf_template(const tok_hf *t, int post, const uint32_t **ids)

@@ -62,13 +62,18 @@ void th_strmap_put(th_strmap *m, const char *s, size_t len, uint32_t id)
 
 uint32_t th_strmap_get(const th_strmap *m, const char *s, size_t len)
 {
+    if (!m->slot) return TH_NONE;
     uint64_t h = XXH3_64bits(s, len);
     uint32_t i = (uint32_t)h & m->mask;
     uint64_t tag = h & 0xFFFFFFFF00000000ull;
-    while (m->slot[i]) {
-        if ((m->slot[i] & 0xFFFFFFFF00000000ull) == tag) {
-            const struct th_ent *e = &m->ent[(uint32_t)m->slot[i] - 1];
-            if (e->len == len && !memcmp(m->pool + e->off, s, len)) return e->id;
+    /* bounded: the probes, the entry and its bytes (a table mapped from a
+     * forged image may point anywhere) */
+    for (uint64_t probes = 0; m->slot[i] && probes <= m->mask; probes++) {
+        uint32_t k = (uint32_t)m->slot[i] - 1;
+        if ((m->slot[i] & 0xFFFFFFFF00000000ull) == tag && k < m->n) {
+            const struct th_ent *e = &m->ent[k];
+            if (e->len == len && e->off <= m->pool_n && len <= m->pool_n - e->off && !memcmp(m->pool + e->off, s, len))
+                return e->id;
         }
         i = (i + 1) & m->mask;
     }

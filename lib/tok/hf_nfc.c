@@ -78,7 +78,7 @@ static pthread_once_t built = PTHREAD_ONCE_INIT;
 
 void th_norm_quick_prepare(const tok_hf *t)
 {
-    if (th_norm_quick_kind(t)) (void)pthread_once(&built, build);
+    if (th_norm_quick_kind(t) && !t->nq_bits) (void)pthread_once(&built, build);
 }
 
 int th_norm_quick_kind(const tok_hf *t)
@@ -87,10 +87,20 @@ int th_norm_quick_kind(const tok_hf *t)
     return t->norm[0].kind == TH_N_NFC ? 1 : t->norm[0].kind == TH_N_NFKC ? 2 : 0;
 }
 
+const uint8_t *th_norm_quick_bits(const tok_hf *t, size_t *len)
+{
+    int kind = th_norm_quick_kind(t);
+    if (!kind) return NULL;
+    (void)pthread_once(&built, build);
+    *len = NCP / 8;
+    return kind == 2 ? unsafe_nfkc : unsafe_nfc;
+}
+
 int th_norm_quick(const tok_hf *t, const char *s, size_t len, char **out, size_t *out_len, char *err, size_t errlen)
 {
     int kind = th_norm_quick_kind(t);
-    const uint8_t *bits = kind == 2 ? unsafe_nfkc : unsafe_nfc;
+    /* the table from a prepared image, else this process's (built once) */
+    const uint8_t *bits = t->nq_bits ? t->nq_bits : kind == 2 ? unsafe_nfkc : unsafe_nfc;
     size_t i = 0, bound = 0, done = 0;
     cal_buf o = { 0 };
     *out = NULL;
@@ -101,7 +111,7 @@ int th_norm_quick(const tok_hf *t, const char *s, size_t len, char **out, size_t
             bound = i++;
             continue;
         }
-        (void)pthread_once(&built, build); /* not prepared: a tokenizer made by hand */
+        if (!t->nq_bits) (void)pthread_once(&built, build); /* not prepared: a tokenizer made by hand */
         int32_t c;
         size_t k = cal_utf8_next(s, len, i, &c);
         if (c >= 0 && !(bits[c >> 3] & (1u << (c & 7)))) { bound = i; i += k; continue; }

@@ -13,9 +13,6 @@
  * ModelProto.normalizer_spec (3) with add_dummy_prefix (3),
  * remove_extra_whitespaces (4) and escape_whitespaces (5). Absent fields
  * take the .proto defaults. */
-typedef struct {
-    uint64_t model_type, suffix, dummy_prefix, remove_extra, escape;
-} spm_settings;
 
 typedef struct {
     const uint8_t *p, *end;
@@ -76,6 +73,7 @@ static void trainer_field(void *ctx, uint64_t field, uint64_t v) {
     spm_settings *s = ctx;
     if (field == 3) s->model_type = v;
     if (field == 24) s->suffix = v;
+    if (field == 35) s->byte_fallback = v;
 }
 
 static void normalizer_field(void *ctx, uint64_t field, uint64_t v) {
@@ -85,9 +83,32 @@ static void normalizer_field(void *ctx, uint64_t field, uint64_t v) {
     if (field == 5) s->escape = v;
 }
 
+/* NormalizerSpec.precompiled_charsmap (2): its length */
+static void normalizer_sub(void *ctx, uint64_t field, pb_reader *sub) {
+    spm_settings *s = ctx;
+    if (field == 2) s->charsmap += (uint64_t)(sub->end - sub->p);
+}
+
+/* ModelProto.SentencePiece.type (3): USER_DEFINED 4, UNUSED 5 */
+static void piece_field(void *ctx, uint64_t field, uint64_t v) {
+    spm_settings *s = ctx;
+    if (field == 3 && v == 4) s->user_defined++;
+    if (field == 3 && v == 5) s->unused++;
+}
+
 static void model_sub(void *ctx, uint64_t field, pb_reader *sub) {
-    pb_visit v = {field == 2 ? trainer_field : field == 3 ? normalizer_field : NULL, NULL, ctx};
+    pb_visit v = {field == 1 ? piece_field : field == 2 ? trainer_field : field == 3 ? normalizer_field : NULL,
+                  field == 3 ? normalizer_sub : NULL, ctx};
     if (v.on_varint) pb_walk(sub, &v);
+}
+
+spm_settings spm_settings_of(const void *data, size_t len) {
+    spm_settings st = {1, 0, 1, 1, 1, 0, 0, 0, 0, 0};
+    pb_reader r = {data, (const uint8_t *)data + len, 0};
+    pb_visit v = {NULL, model_sub, &st};
+    pb_walk(&r, &v);
+    st.bad = r.bad;
+    return st;
 }
 
 #define LOWER_BLOCK "\xe2\x96\x81" /* U+2581, SentencePiece's escaped space */
@@ -98,11 +119,8 @@ static int alnum(char ch) {
 
 spm_chunking spm_chunking_of(const spm_shim *s, const void *data, size_t len) {
     spm_chunking c = {0, 0, NULL};
-    spm_settings st = {1, 0, 1, 1, 1};
-    pb_reader r = {data, (const uint8_t *)data + len, 0};
-    pb_visit v = {NULL, model_sub, &st};
-    pb_walk(&r, &v);
-    if (r.bad) c.why = "its settings could not be read";
+    spm_settings st = spm_settings_of(data, len);
+    if (st.bad) c.why = "its settings could not be read";
     else if (st.model_type != 2) c.why = "it is not a BPE model";
     else if (st.suffix || !st.escape) c.why = "it does not mark words with a leading U+2581";
     else if (!st.dummy_prefix && st.remove_extra) c.why = "it strips the space a cut would leave";

@@ -38,6 +38,20 @@ typedef struct {
  * ModelProto (data, len: the .model file) and checks its vocabulary. */
 spm_chunking spm_chunking_of(const spm_shim *s, const void *data, size_t len);
 
+/* The few ModelProto fields that decide how a model can be encoded, read
+ * from its protobuf wire format (libsentencepiece does not export its
+ * protobuf classes); absent fields take the .proto defaults. */
+typedef struct {
+    uint64_t model_type;      /* TrainerSpec.model_type: UNIGRAM 1, BPE 2 */
+    uint64_t suffix;          /* treat_whitespace_as_suffix */
+    uint64_t dummy_prefix, remove_extra, escape; /* NormalizerSpec */
+    uint64_t byte_fallback;   /* TrainerSpec.byte_fallback */
+    uint64_t charsmap;        /* bytes of NormalizerSpec.precompiled_charsmap */
+    uint64_t user_defined, unused; /* pieces of those types */
+    int bad;                  /* the settings could not be read */
+} spm_settings;
+spm_settings spm_settings_of(const void *data, size_t len);
+
 /* Appends the ids of text[0..len), encoded in pieces when c allows and the
  * text is long. 0, or -1 with err (a piece over CAL_SPM_MAX_WHOLE). */
 int spm_chunk_encode(const spm_shim *s, const spm_chunking *c, const char *text, size_t len, cal_ids *out,

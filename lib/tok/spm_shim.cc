@@ -87,3 +87,11 @@ extern "C" const char *spm_shim_piece(const spm_shim *s, uint32_t id, size_t *le
     *len = p.size();
     return p.data();
 }
+
+extern "C" int spm_shim_type(const spm_shim *s, uint32_t id) {
+    int i = static_cast<int>(id);
+    return s->sp.IsUnknown(i) ? SPM_UNKNOWN : s->sp.IsControl(i) ? SPM_CONTROL : s->sp.IsByte(i) ? SPM_BYTE
+         : s->sp.IsUnused(i) ? SPM_UNUSED : SPM_NORMAL;
+}
+
+extern "C" float spm_shim_score(const spm_shim *s, uint32_t id) { return s->sp.GetScore(static_cast<int>(id)); }

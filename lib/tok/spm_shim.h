@@ -37,6 +37,11 @@ int64_t spm_shim_unk(const spm_shim *s);
  * ordinary text never produces; their piece text is in *piece. */
 int spm_shim_is_special(const spm_shim *s, uint32_t id);
 const char *spm_shim_piece(const spm_shim *s, uint32_t id, size_t *len);
+/* A piece's kind (SPM_NORMAL also for user-defined pieces, which the
+ * library does not tell apart) and score. */
+enum { SPM_NORMAL, SPM_UNKNOWN, SPM_CONTROL, SPM_BYTE, SPM_UNUSED };
+int spm_shim_type(const spm_shim *s, uint32_t id);
+float spm_shim_score(const spm_shim *s, uint32_t id);
 
 #ifdef __cplusplus
 }

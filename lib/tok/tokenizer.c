@@ -1,6 +1,8 @@
 /* tokenizer.c - cal_tok: loads a tokenizer file, dispatches on its content
  * to the native tokenizer.json engine (tok_hf_*.c) or to libsentencepiece
- * (spm_shim.cc), and applies the policy both share:
+ * (spm_shim.cc; a BPE .model that spm_bpe.h replays exactly is encoded by
+ * the native engine), keeps the prepared image of a tokenizer.json load in
+ * the cache (tok/cache.h), and applies the policy both share:
  *
  *  - Input text is repaired first: invalid UTF-8 becomes U+FFFD per maximal
  *    subpart (utf8_repair.h), which is what the references see (they take
@@ -26,6 +28,7 @@
 #include "tok/tokenizer.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +41,11 @@
 #include "base/hash.h"
 #include "base/utf8.h"
 #include "stream/stream.h"
+#include "tok/cache.h"
 #include "tok/config.h"
 #include "tok/find.h"
 #include "tok/hf.h"
+#include "tok/spm_bpe.h"
 #include "tok/spm_chunk.h"
 #include "tok/spm_shim.h"
 
@@ -53,6 +58,14 @@ typedef struct {
 struct cal_tok {
     tok_hf *hf;
     spm_shim *spm;
+    tok_hf *spm_bpe;         /* spm: the model encoded by calkit's BPE (spm_bpe.h), or NULL */
+    char *spm_engine;        /* spm: which engine encodes, and why */
+    /* A .model restored from a prepared image has spm_bpe but no spm: the
+     * library is loaded from spm_file only to decode (spm_lazy). */
+    int spm_image;
+    uint32_t spm_vocab;
+    char *spm_file;
+    pthread_mutex_t spm_lock;
     char *name;
     uint64_t fp;
     spm_chunking chunking;   /* spm only: how long texts are encoded */
@@ -147,6 +160,12 @@ static int load_file(cal_tok *t, const char *path, char *err, size_t errlen) {
         if (t->spm) {
             spm_collect_specials(t);
             t->chunking = spm_chunking_of(t->spm, data, len);
+            char no[512];
+            t->spm_bpe = spm_bpe_build(t->spm, data, len, path, no, sizeof no);
+            size_t k = strlen(no) + 64;
+            t->spm_engine = cal_xmalloc(k);
+            if (t->spm_bpe) snprintf(t->spm_engine, k, "calkit's BPE");
+            else snprintf(t->spm_engine, k, "libsentencepiece (%s)", no);
         }
         else cal_errf(err, errlen, "neither JSON (tokenizer.json) nor a SentencePiece model (%s)", why);
     }
@@ -265,7 +284,7 @@ static int is_file(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
+static cal_tok *load_files(const char *path, char *err, size_t errlen) {
     cal_tok *t = cal_xcalloc(1, sizeof *t);
     struct stat st;
     char *tokfile = NULL;
@@ -311,10 +330,171 @@ cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
     return t;
 }
 
+/* ---- the prepared image (tok/cache.h): the engine's sections and these ---- */
+enum { CT_NUM = 200, CT_STR, CT_SPM, CT_SPMSPEC };
+
+static void put_str(cal_buf *b, const char *s) {
+    uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+    cal_buf_add(b, &n, 4);
+    if (s) cal_buf_add(b, s, n);
+}
+
+/* The next string of the CT_STR section (NULL for none); -1 past its end. */
+static int take_str(const char **p, const char *end, char **out) {
+    uint32_t n;
+    *out = NULL;
+    if (end - *p < 4) return -1;
+    memcpy(&n, *p, 4);
+    *p += 4;
+    if (n == UINT32_MAX) return 0;
+    if ((size_t)(end - *p) < n || memchr(*p, 0, n)) return -1;
+    *out = cal_xmalloc((size_t)n + 1);
+    memcpy(*out, *p, n);
+    (*out)[n] = 0;
+    *p += n;
+    return 0;
+}
+
+static void save_image(const cal_tok *t, tok_cache *c) {
+    tok_image_parts w = {0};
+    uint64_t num[6] = {t->fp, (uint64_t)t->special[0], (uint64_t)t->special[1], (uint64_t)t->special[2],
+                       (uint64_t)t->spm_bos, (uint64_t)t->spm_eos};
+    cal_buf s = {0};
+    put_str(&s, t->files);
+    put_str(&s, t->made);
+    put_str(&s, t->tmpl_from);
+    for (int k = 0; k < TC_NSPECIAL; k++) put_str(&s, t->from[k]);
+    put_str(&s, t->cfg.cls);
+    put_str(&s, t->cfg.cls ? t->cfg.cls_from : NULL);
+    put_str(&s, t->cfg.gen_eos);
+    tok_image_add(&w, CT_NUM, 8, num, 6);
+    tok_image_add(&w, CT_STR, 1, s.p, s.n);
+    uint32_t *spec = NULL, nv = 0;
+    if (t->spm_bpe) { /* a .model: its vocabulary size and special pieces (longest first) */
+        nv = spm_shim_vocab_size(t->spm);
+        spec = cal_xmalloc((t->nspecials + 1) * sizeof *spec);
+        for (size_t i = 0; i < t->nspecials; i++) spec[i] = t->specials[i].id;
+        tok_image_add(&w, CT_SPM, 4, &nv, 1);
+        tok_image_add(&w, CT_SPMSPEC, 4, spec, t->nspecials);
+    }
+    tok_hf_image_parts(t->hf ? t->hf : t->spm_bpe, &w);
+    tok_cache_save(c, &w);
+    cal_buf_free(&s);
+    free(spec);
+}
+
+static cal_tok *from_image(tok_image *im, const char *path, const char *tokfile, char *err, size_t errlen) {
+    uint64_t nn, ns;
+    const uint64_t *num = tok_image_get(im, CT_NUM, 8, &nn);
+    const char *s = tok_image_get(im, CT_STR, 1, &ns), *end = s + ns;
+    cal_tok *t = cal_xcalloc(1, sizeof *t);
+    char *cls_from = NULL;
+    int bad = !num || nn != 6 || !s || take_str(&s, end, &t->files) || take_str(&s, end, &t->made) ||
+              take_str(&s, end, &t->tmpl_from);
+    for (int k = 0; k < TC_NSPECIAL && !bad; k++) bad = take_str(&s, end, &t->from[k]);
+    bad = bad || take_str(&s, end, &t->cfg.cls) || take_str(&s, end, &cls_from) ||
+          take_str(&s, end, &t->cfg.gen_eos) || s != end || !t->files || !t->tmpl_from;
+    if (!bad) {
+        t->fp = num[0];
+        for (int k = 0; k < TC_NSPECIAL; k++) t->special[k] = (int64_t)num[1 + k];
+        t->spm_bos = num[4] != 0;
+        t->spm_eos = num[5] != 0;
+        if (cls_from) snprintf(t->cfg.cls_from, sizeof t->cfg.cls_from, "%s", cls_from);
+        uint64_t nv, nspec;
+        const uint32_t *vs = tok_image_get(im, CT_SPM, 4, &nv), *spec = tok_image_get(im, CT_SPMSPEC, 4, &nspec);
+        if (vs && nv == 1 && spec) { /* a .model */
+            t->spm_vocab = vs[0];
+            t->spm_image = 1;
+            t->spm_file = cal_xstrdup(tokfile);
+            t->spm_engine = cal_xstrdup("calkit's BPE");
+            pthread_mutex_init(&t->spm_lock, NULL);
+            t->specials = cal_xcalloc(nspec ? nspec : 1, sizeof *t->specials);
+            t->spm_bpe = tok_hf_from_image(im, tokfile, err, errlen);
+            for (uint64_t i = 0; i < nspec && t->spm_bpe; i++) {
+                special_piece *sp = &t->specials[t->nspecials];
+                sp->id = spec[i];
+                sp->text = tok_hf_id_text(t->spm_bpe, spec[i], &sp->len);
+                if (!sp->text || !sp->len) continue;
+                t->first_byte[(unsigned char)sp->text[0]] = 1;
+                t->nspecials++;
+            }
+        } else t->hf = tok_hf_from_image(im, tokfile, err, errlen);
+    } else {
+        tok_image_close(im);
+        cal_errf(err, errlen, "its calkit sections do not fit together");
+    }
+    free(cls_from);
+    if (!t->hf && !t->spm_bpe) {
+        cal_tok_free(t);
+        return NULL;
+    }
+    t->name = name_of(path);
+    return t;
+}
+
+/* The files a load may read: a model folder's candidates, else the file. */
+static size_t inputs(const char *path, char **in) {
+    static const char *const names[] = {"tokenizer.json", "tokenizer.model", "tokenizer_config.json",
+                                        "special_tokens_map.json", "generation_config.json", "config.json"};
+    size_t n = 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        for (size_t i = 0; i < 6; i++) {
+            in[n] = cal_xmalloc(strlen(path) + strlen(names[i]) + 2);
+            sprintf(in[n++], "%s/%s", path, names[i]);
+        }
+    } else in[n++] = cal_xstrdup(path);
+    return n;
+}
+
+int cal_tok_cached(const char *path) {
+    char *in[6];
+    size_t n = inputs(path, in);
+    tok_cache c;
+    tok_cache_begin(&c, 1, in, n);
+    int ready = tok_cache_ready(&c);
+    tok_cache_end(&c);
+    for (size_t i = 0; i < n; i++) free(in[i]);
+    return ready;
+}
+
+cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t notelen, char *err, size_t errlen) {
+    char *in[6];
+    size_t n = inputs(path, in);
+    tok_cache c;
+    tok_cache_begin(&c, use_cache, in, n);
+    tok_image im;
+    cal_tok *t = NULL;
+    if (tok_cache_open(&c, &im)) {
+        char why[512];
+        const char *tokfile = n > 1 && c.st[0][0] ? in[0] : in[0 + (n > 1)];
+        t = from_image(&im, path, n > 1 ? tokfile : path, why, sizeof why);
+        if (!t) (void)cal_errf(c.note, sizeof c.note, "rebuilt: %s", why);
+    }
+    if (!t) {
+        t = load_files(path, err, errlen);
+        if (t && (t->hf || t->spm_bpe) && c.dir) save_image(t, &c);
+        else if (t && t->spm && c.dir)
+            (void)cal_errf(c.note, sizeof c.note, "not used: a SentencePiece .model encoded by %s", t->spm_engine);
+    }
+    if (note) snprintf(note, notelen, "%s", c.note);
+    tok_cache_end(&c);
+    for (size_t i = 0; i < n; i++) free(in[i]);
+    return t;
+}
+
+cal_tok *cal_tok_load(const char *path, char *err, size_t errlen) {
+    return cal_tok_load_cached(path, 1, NULL, 0, err, errlen);
+}
+
 void cal_tok_free(cal_tok *t) {
     if (!t) return;
     if (t->hf) tok_hf_free(t->hf);
     if (t->spm) spm_shim_free(t->spm);
+    if (t->spm_bpe) tok_hf_free(t->spm_bpe);
+    free(t->spm_engine);
+    free(t->spm_file);
+    if (t->spm_image) pthread_mutex_destroy(&t->spm_lock);
     free(t->specials);
     free(t->name);
     for (int k = 0; k < TC_NSPECIAL; k++) free(t->from[k]);
@@ -347,10 +527,16 @@ static int spm_encode(const cal_tok *t, const char *s, size_t n, unsigned flags,
     return rc;
 }
 
+/* One piece of text through SentencePiece's BPE: calkit's engine, else the library. */
+static int spm_piece(const cal_tok *t, const char *s, size_t n, cal_ids *out, char *err, size_t errlen) {
+    if (t->spm_bpe) return tok_hf_encode(t->spm_bpe, s, n, 0, out, err, errlen);
+    return spm_chunk_encode(t->spm, &t->chunking, s, n, out, err, errlen);
+}
+
 static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned flags, cal_ids *out,
                            char *err, size_t errlen) {
     if (!(flags & CAL_TOK_PARSE_SPECIAL) || !t->nspecials)
-        return spm_chunk_encode(t->spm, &t->chunking, s, n, out, err, errlen);
+        return spm_piece(t, s, n, out, err, errlen);
     size_t start = 0;
     for (size_t i = 0; i < n;) {
         const special_piece *sp = special_at(t, s, i, n);
@@ -358,12 +544,12 @@ static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned f
             i++;
             continue;
         }
-        if (i > start && spm_chunk_encode(t->spm, &t->chunking, s + start, i - start, out, err, errlen)) return -1;
+        if (i > start && spm_piece(t, s + start, i - start, out, err, errlen)) return -1;
         cal_ids_push(out, sp->id);
         i += sp->len;
         start = i;
     }
-    if (n > start) return spm_chunk_encode(t->spm, &t->chunking, s + start, n - start, out, err, errlen);
+    if (n > start) return spm_piece(t, s + start, n - start, out, err, errlen);
     return 0;
 }
 
@@ -381,9 +567,30 @@ int cal_tok_encode(const cal_tok *t, const char *text, size_t len, unsigned flag
     return rc;
 }
 
+/* The library for a .model restored from an image: loaded on the first
+ * decode, from the file whose bytes made the image (NULL if it changed). */
+static const spm_shim *spm_lazy(const cal_tok *t) {
+    if (t->spm || !t->spm_image) return t->spm;
+    cal_tok *w = (cal_tok *)t; /* the one late field, under its lock */
+    pthread_mutex_lock(&w->spm_lock);
+    if (!w->spm) {
+        size_t len;
+        char why[256];
+        char *data = tok_read_file(w->spm_file, &len, why, sizeof why);
+        if (data && cal_hash(data, len) == w->fp) w->spm = spm_shim_load(data, len, why, sizeof why);
+        free(data);
+    }
+    pthread_mutex_unlock(&w->spm_lock);
+    return w->spm;
+}
+
 /* spm: control pieces decode to their text (the reference keeps special
  * tokens); runs of ordinary pieces go through SentencePiece. */
 static void spm_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *out) {
+    if (!spm_lazy(t)) { /* the .model changed since its image was made */
+        for (size_t i = 0; i < n; i++) cal_buf_add(out, "\xef\xbf\xbd", 3);
+        return;
+    }
     size_t start = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && !spm_shim_is_special(t->spm, ids[i])) continue;
@@ -419,7 +626,7 @@ void cal_tok_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *ou
 const char *cal_tok_name(const cal_tok *t) { return t->name; }
 uint64_t cal_tok_fingerprint(const cal_tok *t) { return t->fp; }
 uint32_t cal_tok_vocab_size(const cal_tok *t) {
-    return t->hf ? tok_hf_vocab_size(t->hf) : spm_shim_vocab_size(t->spm);
+    return t->hf ? tok_hf_vocab_size(t->hf) : t->spm ? spm_shim_vocab_size(t->spm) : t->spm_vocab;
 }
 int64_t cal_tok_bos(const cal_tok *t) { return t->special[TC_BOS]; }
 int64_t cal_tok_eos(const cal_tok *t) { return t->special[TC_EOS]; }
@@ -428,7 +635,8 @@ int64_t cal_tok_pad(const cal_tok *t) { return t->special[TC_PAD]; }
 /* A token's text for the template description. */
 static void put_token(const cal_tok *t, uint32_t id, cal_buf *b) {
     size_t len = 0;
-    const char *p = t->hf ? tok_hf_id_text(t->hf, id, &len) : spm_shim_piece(t->spm, id, &len);
+    const char *p = t->hf ? tok_hf_id_text(t->hf, id, &len)
+                  : t->spm ? spm_shim_piece(t->spm, id, &len) : tok_hf_id_text(t->spm_bpe, id, &len);
     if (p) cal_buf_add(b, p, len);
     else cal_buf_addf(b, "%u", id);
     cal_buf_addc(b, ' ');
@@ -471,5 +679,12 @@ void cal_tok_meta(const cal_tok *t, cal_meta *m) {
     else cal_meta_del(m, "specials_added");
     if (t->cfg.gen_eos) cal_meta_set(m, "generation_eos", t->cfg.gen_eos);
     else cal_meta_del(m, "generation_eos");
+    if (t->cfg.max_positions) { /* cal-pack refuses rows longer than the model's positions */
+        cal_meta_setf(m, "max_positions", "%llu", (unsigned long long)t->cfg.max_positions);
+        cal_meta_set(m, "max_positions_from", t->cfg.max_positions_from);
+    } else {
+        cal_meta_del(m, "max_positions");
+        cal_meta_del(m, "max_positions_from");
+    }
     cal_buf_free(&b);
 }

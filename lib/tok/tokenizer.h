@@ -26,6 +26,15 @@ typedef struct cal_tok cal_tok;
  * with a one-line reason in err ("JSON path model.merges[12]: unknown token
  * 'xy'", "byte 1234: ..."). */
 cal_tok *cal_tok_load(const char *path, char *err, size_t errlen);
+/* cal_tok_load through the cache of prepared tokenizers (tok/cache.h:
+ * $CAL_CACHE, $XDG_CACHE_HOME, ~/.cache/calkit), which cal_tok_load uses
+ * too; use_cache 0 reads and writes no image. note (if not NULL) receives
+ * what the cache did: "hit", "made PATH", "rebuilt: why, made PATH", "off
+ * ...", "not written: why". The tokenizer is the same either way. */
+cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t notelen, char *err, size_t errlen);
+/* 1 when the cache holds an image for path's files as they are now (from
+ * their memo: a hint that cal_tok_load will not build large tables). */
+int cal_tok_cached(const char *path);
 void cal_tok_free(cal_tok *t);
 
 /* Appends the ids of text[0..len) to out. Thread-safe for concurrent calls

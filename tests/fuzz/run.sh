@@ -16,7 +16,7 @@ SECS=${FUZZ_SECONDS:-60}
 OUT=build/fuzz
 mkdir -p "$OUT/obj"
 FLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer"
-PKGS="libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson"
+PKGS="libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson liblzma"
 PCF=$(pkg-config --cflags $PKGS)
 PLIBS=$(pkg-config --libs $PKGS)
 objs=""
@@ -46,7 +46,7 @@ for t in tests/fuzz/fuzz_*.c; do
   short=${name#fuzz_}
   $CC -std=c11 $FLAGS -Ilib -D_POSIX_C_SOURCE=200809L $PCF -c -o "$OUT/obj/$name.o" "$t"
   # Linked by the C++ driver: the SentencePiece shim needs UBSan's C++ runtime.
-  $CXX -fsanitize=fuzzer,address,undefined -o "$OUT/$name" "$OUT/obj/$name.o" $objs $PLIBS -lm -lpthread
+  $CXX -fsanitize=fuzzer,address,undefined -o "$OUT/$name" "$OUT/obj/$name.o" $objs $PLIBS -lbz2 -lm -lpthread
   mkdir -p "$OUT/corpus/$short"
   echo "fuzz: $name for ${SECS}s (corpus $OUT/corpus/$short)"
   kept=""; [ -d "tests/fuzz/corpus/$short" ] && kept="tests/fuzz/corpus/$short"

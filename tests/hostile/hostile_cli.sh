@@ -74,7 +74,7 @@ printf 'un caf\303\251\n' >"$T/$lat"
 eq "a Latin-1 file name: label caf_, stage quoted as \$'caf\\xe9.txt' (UTF-8)" \
   "$(cal-cat --json "$T/lat.cal" | $PY -c '
 import json, sys
-h, r = [json.loads(l) for l in sys.stdin]
+h, r = [json.loads(l) for l in sys.stdin][:2]
 print(r["label"], [v for k, v in h["meta"] if k == "stage"][0])')" "caf_ cal-read -f text \$'caf\\xe9.txt'"
 
 # -- cal-hessian: messages name the file and offset; UTF-8 metadata is kept ----
@@ -181,7 +181,7 @@ ln -s /proc/self/fd/1 "$T/stdout"
 cal-read "$D" -o "$T/stdout" >"$T/so.cal"
 cal-read "$D" -o "$T/stdout" >>"$T/so.cal"
 check "-o STDOUT-LINK >file, then >>file: two streams, the link stays" \
-  sh -c "cal-cat --check '$T/so.cal' | grep -q '2 headers' && [ -L '$T/stdout' ]"
+  sh -c "cal-cat --check '$T/so.cal' | grep -q '4 headers' && [ -L '$T/stdout' ]"
 check "closed stdin, stdout and stderr: the output is intact" \
   sh -c "cal-read "$D" -o '$T/closed.cal' <&- >&- 2>&- ; cal-cat --check '$T/closed.cal'"
 
@@ -189,8 +189,8 @@ check "closed stdin, stdout and stderr: the output is intact" \
 if command -v pzstd >/dev/null; then
   cp "$D" "$T/p.jsonl"
   pzstd -q -p 2 "$T/p.jsonl" -o "$T/p.jsonl.zst"
-  cal-read "$T/p.jsonl.zst" | cal-cat --json | tail -n +2 | cut -d, -f2- >"$T/a"
-  cal-read "$T/p.jsonl" | cal-cat --json | tail -n +2 | cut -d, -f2- >"$T/b"
+  cal-read "$T/p.jsonl.zst" | cal-cat --json | grep '"kind":' | cut -d, -f2- >"$T/a"
+  cal-read "$T/p.jsonl" | cal-cat --json | grep '"kind":' | cut -d, -f2- >"$T/b"
   same "pzstd output reads like the plain file (2000 documents)" "$T/a" "$T/b"
 else
   skip "pzstd input" "pzstd not installed"

@@ -51,6 +51,10 @@ def records():
                 {"role": "tool", "content": json.dumps(args)},
                 {"role": "assistant", "content": "done"}]
         yield {"messages": msgs, "tools": cases.TOOLS if k % 2 else None}
+    docs = [{"title": "Doc %d" % i, "text": "Facts %d: 1.0 and 1, ünïcode" % i} for i in range(3)]
+    for k in range(3):  # RAG records: documents reach the template
+        yield {"messages": [{"role": "user", "content": "What do the documents say? %d" % k}],
+               "documents": docs[:k + 1] if k < 2 else None}
 
 
 def special_tokens(cfg):
@@ -102,8 +106,10 @@ def render(env, tpl, rec, agp, toks):
     try:
         if tpl not in _compiled:
             _compiled[tpl] = env.from_string(tpl)
-        return {"want": _compiled[tpl].render(messages=msgs, tools=tools, documents=None,
-                                                    add_generation_prompt=agp, **toks)}
+        kw = dict(toks)
+        docs = rec.get("documents", kw.pop("documents", None))  # the record's, else --chat-var's
+        return {"want": _compiled[tpl].render(messages=msgs, tools=tools, documents=docs,
+                                                    add_generation_prompt=agp, **kw)}
     except Exception as e:  # noqa: BLE001 - any failure must fail in C too
         r = {"error": "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")}
         if type(e).__name__ == "TemplateError":

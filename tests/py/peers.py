@@ -1,7 +1,10 @@
 """peers.py CORPORA TOKENIZER.json TOKNAME OUT - the peers' calibration
-functions, written anew from their published algorithms, against the rows
-the recipes in examples/ wrote under OUT (see tests/sh/test_recipes_peers.sh
-for the commands and parameters, mirrored in RUNS below).
+functions, written anew from their published source (each function names
+the file and commit it follows; the recipes' headers name the same), against
+the rows the recipes in examples/ wrote under OUT (see
+tests/sh/test_recipes_peers.sh for the commands, OUT/params.json for their
+parameters). A check runs where its recipe's output directory exists: the
+small cut runs them all, the run at the recipes' defaults those it made.
 
 Each peer function takes the corpus documents (the built-in corpus files in
 CORPORA, read here with zstd and json) and an encoder, and returns rows as
@@ -212,13 +215,15 @@ def hf_shuffle(docs, seed):
     return [docs[k] for k in np.random.default_rng(seed).permutation(len(docs))]
 
 
-# ---- AutoAWQ awq/utils/calib_data.py -----------------------------------------
-def autoawq(docs, enc, n_samples, block_size):
+# ---- AutoAWQ awq/utils/calib_data.py at 88e4c76b2075 (v0.2.9) ----------------
+def autoawq(docs, enc, n_samples, max_seq_len):
+    """get_calib_dataset("pileval"): since 0.2.6 (PR #516) encodings longer
+    than max_seq_len, the row length, are skipped (before: 512)."""
     samples, n_run = [], 0
     for line in hf_shuffle(docs, 42):
         line = line.strip()
         e = enc("add", line)
-        if len(e) > 512:
+        if len(e) > max_seq_len:
             continue
         if len(e) == 0:
             continue
@@ -226,18 +231,23 @@ def autoawq(docs, enc, n_samples, block_size):
         n_run += 1
         if n_run == n_samples:
             break
-    return [samples[i * block_size:(i + 1) * block_size] for i in range(len(samples) // block_size)]
+    return [samples[i * max_seq_len:(i + 1) * max_seq_len] for i in range(len(samples) // max_seq_len)]
 
 
-# ---- auto-round calib_dataset.py ---------------------------------------------
+# ---- auto-round calib_dataset.py at b9f3d0079d01 (0.15.0) ---------------------
 def autoround(docs, enc, nsamples, seqlen, seed):
+    """get_pile_dataset (shuffle(seed), tokenizer(text, truncation=True,
+    max_length=seqlen)), then _get_dataset_impl's filter_func, then the first
+    nsamples."""
     out = []
     for d in hf_shuffle(docs, seed):
         ids = enc("add", d)[:seqlen]  # truncation=True, max_length=seqlen (BOS-only templates)
-        if len(ids) < seqlen or ids.count(ids[-1]) > seqlen // 2:
+        if len(ids) < seqlen or (len(ids) > 1 and seqlen > 2 and ids.count(ids[-1]) > seqlen // 2):
             continue
         out.append(ids)
-    return out[:nsamples]
+        if len(out) == nsamples:
+            break
+    return out
 
 
 # ---- GPTQModel prepare_calibration_dataset -----------------------------------
@@ -251,10 +261,13 @@ def gptqmodel(docs, enc, max_positions, min_length=10, sort="desc"):
     return rows
 
 
-# ---- llm-compressor TextGenerationDataset (pad_to_max_length) ----------------
+# ---- llm-compressor 0.6.0 (c052d2ce58f2) TextGenerationDataset, pad_to_max_length
 def llmcompressor(docs, enc, n, max_len, pad, seed=42):
+    """The example's load_dataset(split="...[:n]").shuffle(seed=42): the
+    first n texts in a shuffled order; each tokenized with truncation and
+    padding to max_length."""
     out = []
-    for d in hf_shuffle(docs, seed)[:n]:
+    for d in hf_shuffle(docs[:n], seed):
         ids = enc("add", d)[:max_len]
         out.append((ids + [pad] * (max_len - len(ids)), [1] * len(ids) + [0] * (max_len - len(ids))))
     return out
@@ -277,62 +290,82 @@ def main():
     cdir, tokfile, tokname, out = sys.argv[1:5]
     C = {n: corpus(cdir, n) for n in ["web", "wiki", "code", "stories", "multilingual", "technical"]}
     extra = json.load(open(os.path.join(out, "params.json")))
+    has = lambda d: os.path.isdir(os.path.join(out, d))
+    hf_path = os.path.join(out, "wikitext-rows.json")
+    hf = json.load(open(hf_path)) if os.path.exists(hf_path) else None
     enc = Encoder(tokfile, out)
-    hf = json.load(open(os.path.join(out, "wikitext-rows.json")))
     web_file, wiki_file = "\n".join(C["web"]), "".join('<doc id="%d">\n%s</doc>\n' % (i, d) for i, d in enumerate(C["wiki"]))
-    enc.add("plain", ["\n\n".join(web_file.splitlines(keepends=True))] + web_file.split("\n") +
-            "\n".join(C["multilingual"]).split("\n") + [a[a.find("\n") + 1:] for a in wiki_file.split("</doc>\n")] +
-            [a.strip() for a in "<|endoftext|>".join(C["stories"]).split("<|endoftext|>")] +
-            ["\n".join(C[n]) for n in ["code", "multilingual", "technical"]] + C["wiki"])
-    enc.add("add", C["web"] + [d.strip() for d in C["web"]] +
-            ["\n\n".join(r) for r in (C["wiki"], hf)] + ["".join([" \n" if s == "" else s for s in r[:1000]]) for r in (C["wiki"], hf)])
+    if has("exl2") or has("exl3"):
+        enc.add("plain", ["\n\n".join(web_file.splitlines(keepends=True))] + web_file.split("\n") +
+                "\n".join(C["multilingual"]).split("\n") + [a[a.find("\n") + 1:] for a in wiki_file.split("</doc>\n")] +
+                [a.strip() for a in "<|endoftext|>".join(C["stories"]).split("<|endoftext|>")] +
+                ["\n".join(C[n]) for n in ["code", "multilingual", "technical"]])
+    if has("exl2custom"):
+        enc.add("plain", C["wiki"])
+    enc.add("add", C["web"] + [d.strip() for d in C["web"]])
+    for rows in (C["wiki"], hf):
+        if rows is not None:
+            enc.add("add", ["\n\n".join(rows), "".join([" \n" if s == "" else s for s in rows[:1000]])])
     enc.run()
     checks = []
-    m, _ = got(out, "exl2/quantization")
+    m = None
+    for d in ["exl2/quantization", "exl3", "c4-gptq", "awq", "autoround", "llmcompressor"]:
+        if has(d):
+            m = got(out, d)[0]
+            break
     bos, eos = int(cs.meta_get(m, "bos")), int(cs.meta_get(m, "eos"))
     vocab, pad = int(cs.meta_get(m, "vocab")), cs.meta_get(m, "pad")
     pad = int(pad) if pad is not None else eos
-    L = extra["exl2_length"]
-    for p in ["measurement", "quantization"]:
+    for p in ["measurement", "quantization"] if has("exl2") else []:
+        L = extra["exl2_length"]
         want = exl2_standard(C, enc, L, p == "measurement", bos, eos)
         recs = got(out, "exl2/" + p)[1]
         g = [(r["label"], r["ids"] if r["label"] != "random" else None) for r in recs]
         checks.append(("EXL2 standard %s set (exllamav2 tokenize.py, ctx %d)" % (p, L), g == want,
                        first_diff(g, want)))
-    texts = corpus(cdir, "wiki")
-    for p, n in [("measurement", 16), ("quantization", extra["exl2_custom_rows"])]:
-        want = exl2_custom(texts, enc, n, extra["exl2_custom_length"])
+    for p, n in [("measurement", 16), ("quantization", extra.get("exl2_custom_rows"))] if has("exl2custom") else []:
+        want = exl2_custom(C["wiki"], enc, n, extra["exl2_custom_length"])
         g = [r["ids"] for r in got(out, "exl2custom/" + p)[1]]
         checks.append(("EXL2 custom Parquet %s set (get_tokens)" % p, g == want, first_diff(g, want)))
-    want = exl3_standard(C, enc, extra["exl3_rows"], extra["exl3_length"], bos, eos, vocab)
-    g = [(r["label"], r["ids"]) for r in got(out, "exl3")[1]]
-    if torch is None:
-        g = [(a, None if a == "random" else b) for a, b in g]
-    checks.append(("EXL3 default set (exllamav3 calibration_data.py)", g == want, first_diff(g, want)))
-    hf = json.load(open(os.path.join(out, "wikitext-rows.json")))
+    if has("exl3"):
+        want = exl3_standard(C, enc, extra["exl3_rows"], extra["exl3_length"], bos, eos, vocab)
+        g = [(r["label"], r["ids"]) for r in got(out, "exl3")[1]]
+        if torch is None:
+            g = [(a, None if a == "random" else b) for a, b in g]
+        checks.append(("EXL3 default set (exllamav3 calibration_data.py)", g == want, first_diff(g, want)))
     for peer in ["gptq", "optimum", "lmdeploy"]:
-        for src, rows_text in [("built-in wiki", C["wiki"])] + ([("HF rows", hf)] if peer != "lmdeploy" else []):
+        for src, rows_text in [("built-in wiki", C["wiki"]), ("HF rows", hf)]:
             d = "wt2-%s-%s" % (peer, "wiki" if src == "built-in wiki" else "hf")
+            if not has(d):
+                continue
             want = wikitext2(peer, rows_text, enc, extra["wt2_rows"], extra["wt2_length"], extra["seed"])
             g = [r["ids"] for r in got(out, d)[1]]
             checks.append(("%s wikitext2 (%s)" % (peer, src), g == want, first_diff(g, want)))
-        want = c4(peer, C["web"], enc, extra["c4_rows"], extra["c4_length"], extra["seed"])
-        g = [r["ids"] for r in got(out, "c4-" + peer)[1]]
-        checks.append(("%s c4" % peer, g == want, first_diff(g, want)))
-    want = autoawq(C["web"], enc, extra["awq_docs"], extra["awq_length"])
-    g = [r["ids"] for r in got(out, "awq")[1]]
-    checks.append(("AutoAWQ pile-val (calib_data.py)", g == want and len(g) > 0, first_diff(g, want)))
-    want = autoround(C["web"], enc, extra["ar_rows"], extra["ar_length"], 42)
-    g = [r["ids"] for r in got(out, "autoround")[1]]
-    checks.append(("auto-round (shuffle 42, truncation, repetition filter)", g == want, first_diff(g, want)))
-    want = gptqmodel(C["web"][:extra["gm_docs"]], enc, extra["gm_length"])
-    g = [[x for x, k in zip(r["ids"], r["mask"] or [1] * len(r["ids"])) if k] for r in got(out, "gptqmodel")[1]]
-    checks.append(("GPTQModel (drop <= 10 tokens, sort desc)", g == want, first_diff(g, want)))
-    want = llmcompressor(C["web"], enc, extra["lc_rows"], extra["lc_length"], pad)
-    g = [(r["ids"], r["mask"] or [1] * len(r["ids"])) for r in got(out, "llmcompressor")[1]]
-    checks.append(("llm-compressor (shuffle 42, truncate, pad right, mask)", g == want, first_diff(g, want)))
+        if has("c4-" + peer):
+            want = c4(peer, C["web"], enc, extra["c4_rows"], extra["c4_length"], extra["seed"])
+            g = [r["ids"] for r in got(out, "c4-" + peer)[1]]
+            checks.append(("%s c4" % peer, g == want and len(g) == extra["c4_rows"], first_diff(g, want)))
+    if has("awq"):
+        want = autoawq(C["web"], enc, extra["awq_docs"], extra["awq_length"])
+        g = [r["ids"] for r in got(out, "awq")[1]]
+        checks.append(("AutoAWQ pile-val (calib_data.py, skip > %d)" % extra["awq_length"], g == want and len(g) > 0,
+                       first_diff(g, want)))
+    if has("autoround"):
+        want = autoround(C["web"], enc, extra["ar_rows"], extra["ar_length"], 42)
+        g = [r["ids"] for r in got(out, "autoround")[1]]
+        checks.append(("auto-round (shuffle 42, truncation, repetition filter)", g == want and len(g) == extra["ar_rows"],
+                       first_diff(g, want)))
+    if has("gptqmodel"):
+        want = gptqmodel(C["web"][:extra["gm_docs"]], enc, extra["gm_length"])
+        g = [[x for x, k in zip(r["ids"], r["mask"] or [1] * len(r["ids"])) if k] for r in got(out, "gptqmodel")[1]]
+        checks.append(("GPTQModel (drop <= 10 tokens, sort desc)", g == want, first_diff(g, want)))
+    if has("llmcompressor"):
+        want = llmcompressor(C["web"], enc, extra["lc_rows"], extra["lc_length"], pad)
+        g = [(r["ids"], r["mask"] or [1] * len(r["ids"])) for r in got(out, "llmcompressor")[1]]
+        checks.append(("llm-compressor (first %d, shuffle 42, truncate, pad right, mask)" % extra["lc_rows"],
+                       g == want and len(g) == extra["lc_rows"], first_diff(g, want)))
     for name, ok, detail in checks:
-        tap(ok, name, detail)
+        tap(ok, extra.get("prefix", "") + name, detail)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ patch() {
 F="$T/x.cal"
 patch x.cal 1 00;   expect_fail "bad magic" 1 "^cal-cat: $F: byte 0: not a cal-stream \(bad magic\)$" cal-cat --check "$F"
 patch x.cal 30 41;  expect_fail "a flipped metadata byte breaks the header checksum" 1 "^cal-cat: $F: byte 97: stream header checksum mismatch$" cal-cat "$F"
-patch x.cal 10 01;  expect_fail "unknown header flags" 1 "^cal-cat: $F: byte 10: unknown stream header flags" cal-cat "$F"
+patch x.cal 10 02;  expect_fail "unknown header flags" 1 "^cal-cat: $F: byte 10: unknown stream header flags" cal-cat "$F"
+patch x.cal 10 01;  expect_fail "a stream cannot start with a continuation header" 1 \
+  "^cal-cat: $F: byte 10: the stream starts with a continuation header" cal-cat "$F"
 patch x.cal 243 09; expect_fail "a flipped payload byte" 1 "^cal-cat: $F: byte 223: TOKENS record checksum mismatch$" cal-cat --check "$F"
 patch x.cal 340 00; expect_fail "a flipped checksum byte" 1 "^cal-cat: $F: byte 291: ROW record checksum mismatch$" cal-cat --pass "$F"
 patch x.cal 223 07; expect_fail "an unknown record kind" 1 "^cal-cat: $F: byte 223: bad record kind 0x07" cal-cat --json "$F"

@@ -110,7 +110,7 @@ eq "a file alone says only what it can: llama3.1-instruct/tokenizer.json guesses
 # --- cal-pack --eos doc uses the instruct model's eos ---------------------------------------
 for n in llama3.1-instruct qwen3 gemma3; do
   cal-encode -t $n "$T/hw.cal" | cal-pack -l 4 -n 1 --mode concat --eos doc --allow-short 2>/dev/null |
-    $PY examples/calstream.py dump /dev/stdin | tail -1 | cut -d' ' -f4-
+    $PY examples/calstream.py dump /dev/stdin | grep -o -- '--eos-id [0-9]*' | tail -1
 done >"$T/eos"
 eq "cal-pack --eos doc ends documents with <|eot_id|> (Llama 3.1 Instruct), <|im_end|> (Qwen 3), <end_of_turn> (Gemma 3)" \
   "$(awk '{print $NF}' "$T/eos" | tr '\n' ' ')" "128009 151645 106 "

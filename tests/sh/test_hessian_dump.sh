@@ -49,7 +49,7 @@ with torch.no_grad():
         m(ids, attention_mask=mask.long())
 np.savez(f"{T}/X.npz", **{k: np.concatenate(v) for k, v in X.items()})
 PYEOF
-$PY examples/dump-activations.py --model "$T/m.pt" --all-linear --rows "$T/rows.cal" --batch 2 \
+$PY examples/dump-activations.py --model "$T/m.pt" --all-linear --process-output --rows "$T/rows.cal" --batch 2 \
   >"$T/act.cal" 2>"$T/dump.err"
 eq "dump-activations.py says it skipped the noise row" "$(grep -c '^dump-activations.py: skipped 1 noise rows$' "$T/dump.err")" 1
 eq "and that the experts' routed tokens keep their padding" "$(grep -c 'experts.*padded positions are kept' "$T/dump.err")" \
@@ -102,6 +102,15 @@ report("imatrix: every layer under llama.cpp's name, in_sum2 = sum x^2 and count
 n_exps = g.tensors["blk.1.ffn_up_exps.weight.in_sum2"].values.shape
 report("the expert weights' imatrix rows: [experts, d]", n_exps == (4, 16), n_exps)
 PYEOF
+$PY examples/dump-activations.py --model "$T/m.pt" --all-linear --rows "$T/rows.cal" 2>/dev/null | cal-cat --json >"$T/nolm.json"
+eq "--all-linear without --process-output leaves lm_head out, as llama-imatrix does" \
+  "$(grep -c '"label":"lm_head"' "$T/nolm.json") $(grep -c '"label":"model.layers.0.mlp.down_proj"' "$T/nolm.json")" "0 5"
+$PY -c "
+import sys, torch; sys.path.insert(0, 'tests/py'); from tiny_llama import TinyLlama
+torch.manual_seed(3); m = TinyLlama(vocab=100, layers=1).eval()
+torch.jit.trace(m, torch.zeros((1, 4), dtype=torch.long), check_trace=False).save(sys.argv[1])" "$T/ts.pt" 2>/dev/null
+expect_fail "a TorchScript model is refused, saying what to give" 1 "ts.pt is TorchScript, whose layers take no forward hooks: save the model itself with torch.save\\(model\\)" \
+  $PY examples/dump-activations.py --model "$T/ts.pt" --all-linear --rows "$T/rows.cal"
 expect_fail "unknown layer" 1 "no layer 'nope'" $PY examples/dump-activations.py --model "$T/m.pt" --layer nope --rows "$T/rows.cal"
 $PY examples/dump-activations.py --model "$T/m.pt" --layer lm_head --all-linear --rows "$T/rows.cal" 2>"$T/err"
 eq "--layer and --all-linear exclude each other (status 2)" "$? $(tail -1 "$T/err")" \
@@ -117,16 +126,16 @@ from tiny_llama import TinyLlama
 T = sys.argv[1]
 r = random.Random(5)
 meta = [("tokenizer", "test"), ("tokenizer_fp", "00000000000000aa"), ("vocab", "500"), ("bos", "1"), ("eos", "2")]
-cs.write(f"{T}/tok/wiki.cal", meta, [cs.tokens("wiki", i, [r.randrange(3, 500) for _ in range(r.randrange(20, 90))])
+cs.write(f"{T}/tok/wiki,--join,\\n\\n.cal", meta, [cs.tokens("wiki", i, [r.randrange(3, 500) for _ in range(r.randrange(20, 90))])
                                      for i in range(40)])
 torch.manual_seed(2)
 torch.save(TinyLlama(vocab=500, layers=2).eval(), f"{T}/m500.pt")
 PYEOF
 CAL_TOKENS_DIR="$T/tok" sh examples/imatrix.sh -m "$T/m500.pt" -n 6 -l 64 -b 2 -o "$T/ex.gguf" -H "$T/ex.st" >"$T/ex.out" 2>&1
 eq "imatrix.sh runs and says what it wrote" "$? $(tail -1 "$T/ex.out")" \
-  "0 imatrix of every linear layer: 6 rows of 64 tokens from wiki -> $T/ex.gguf"
+  "0 imatrix of every linear layer: 6 rows of 64 tokens (llama-imatrix's chunks) from wiki -> $T/ex.gguf"
 # By hand, the same stages: the example must give the same bytes.
-cal-pack -l 64 -n 6 --seed 0 "$T/tok/wiki.cal" -o "$T/r.cal"
+cal-pack -l 64 --mode llama -n 6 --allow-short "$T/tok/wiki,--join,\n\n.cal" -o "$T/r.cal" 2>/dev/null
 $PY examples/dump-activations.py --model "$T/m500.pt" --all-linear --rows "$T/r.cal" --batch 2 |
   cal-hessian --by-label --gguf-names --imatrix "$T/hand.gguf"
 $PY - "$T" <<'PYEOF'
@@ -137,8 +146,9 @@ T = sys.argv[1]
 g, h = G.read(f"{T}/ex.gguf"), G.read(f"{T}/hand.gguf")
 names = sorted({n.rsplit(".", 1)[0] for n in g.tensors})
 want = sorted(["blk.%d.%s.weight" % (i, w) for i in (0, 1) for w in
-               ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")] + ["output.weight"])
-report("imatrix.sh: one imatrix with every linear layer under llama.cpp's names (strict GGUF read)", names == want, names)
+               ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")])
+report("imatrix.sh: one imatrix with every linear layer but output.weight, under llama.cpp's names (strict GGUF read)",
+       names == want, names)
 report("imatrix.sh: counts are the rows' tokens", all(float(g.tensors[n + ".counts"].values.reshape(-1)[0]) == 6 * 64
                                                      for n in want), "")
 report("imatrix.sh: chunk_count = rows (one record per row of a batch)", g.kv["imatrix.chunk_count"][-1] == 6,

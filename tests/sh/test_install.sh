@@ -14,6 +14,8 @@ ROOT=$PWD
 mkdir -p "$T/obj" "$T/work"
 cp -pR "$OBJ/lib" "$OBJ/libcal.a" "$T/obj/" || { not_ok "seed the scratch build" "no $OBJ/lib"; exit 0; }
 ls "$OBJ"/prefix.*.stamp >/dev/null 2>&1 && cp -p "$OBJ"/prefix.*.stamp "$T/obj/"
+# the build id of prepared tokenizer images (lib/tok/cache.o), as the build's
+ls "$OBJ"/tokid.*.stamp >/dev/null 2>&1 && cp -p "$OBJ"/tokid.*.stamp "$T/obj/"
 san=; [ "${CAL_SANITIZE:-}" = 1 ] && san=SANITIZE=1
 # inst PREFIX: make install into PREFIX (output in $T/make.log).
 inst() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" -s $san OBJ="$T/obj" BIN="$T/bin" PREFIX="$1" DESTDIR= install >"$T/make.log" 2>&1; }
@@ -36,7 +38,7 @@ eq "the corpora installed" "$(ls "$p/share/calkit/corpora")" "$(ls build/corpora
 check "the tokenizers installed" diff -r build/tokenizers/ "$p/share/calkit/tokenizers"
 got=$(run "$p" 'cal-read wiki | cal-encode -t llama3 | cal-pack -l 64 -n 2 | tee rows.cal | cal-cat --check' 2>&1)
 eq "the installed programs run by name from a clean PATH, finding corpus and tokenizer under PREFIX" "$got" \
-  "stdin: ok: 1 header, 2 records (TEXT 0, TOKENS 0, ROW 2, VECTORS 0), $(wc -c <"$T/work/rows.cal") bytes"
+  "stdin: ok: 2 headers, 2 records (TEXT 0, TOKENS 0, ROW 2, VECTORS 0), $(wc -c <"$T/work/rows.cal") bytes"
 # Without the data under PREFIX nothing else is found.
 rm -rf "$p/share/calkit"
 expect_fail "without PREFIX/share/calkit the corpus is not found" 1 "corpus 'wiki' is not built \\(looked in .*, $p/share/calkit/corpora\\)" \

@@ -16,7 +16,7 @@ out = {"strip": [d.strip() for d in docs],
 json.dump(out, open(sys.argv[1] + "/want.json", "w"))
 PYEOF
 run() { n=$1; shift; cal-read "$@" "$T/in.jsonl" | cal-cat --json | $PY -c '
-import json, sys; recs = [json.loads(l) for l in sys.stdin][1:]; print(json.dumps([r["text"] for r in recs]))' >"$T/$n.got"; }
+import json, sys; recs = [r for r in map(json.loads, sys.stdin) if "kind" in r]; print(json.dumps([r["text"] for r in recs]))' >"$T/$n.got"; }
 run strip --strip
 run lines --lines
 run lines-blank --lines --drop-blank

@@ -74,8 +74,10 @@ printf '{"text": "a wiki article"}\n{"text": "another"}\n' | zstd -q >"$T/corp/w
 printf '{"text": "web page"}\n' | zstd -q >"$T/corp/web.jsonl.zst"
 eq "corpus from \$CAL_CORPORA" "$(CAL_CORPORA="$T/corp" cal-read wiki | D --labels | cut -f1,3 | tr '\t' ' ')" "$(printf 'wiki "a wiki article"\nwiki "another"')"
 eq "alias c4 -> web" "$(CAL_CORPORA="$T/corp" cal-read c4 | D)" '"web page"'
+eq "names prose and pile -> web, foldoc -> wiki; the label is the name given" \
+  "$(CAL_CORPORA="$T/corp" cal-read prose pile foldoc -n 3 | D --labels | cut -f1 | tr '\n' ' ')" "prose pile foldoc "
 CAL_CORPORA="$T/corp" cal-read --list >"$T/list"
-eq "--list: six corpora" "$(grep -cE '^(wiki|web|code|stories|multilingual|technical) ' "$T/list")" "6"
+eq "--list: six corpora" "$(grep -cE '^(foldoc|prose|code|stories|multilingual|technical) ' "$T/list")" "6"
 expect_fail "--list to a closed stdout fails" 1 "standard output: write error" sh -c 'cal-read --list >&-'
 expect_fail "--list to a full device fails" 1 "standard output: write error" sh -c 'cal-read --list >/dev/full'
 if [ -f build/corpora/wiki.jsonl.zst ]; then

@@ -52,47 +52,84 @@ eq "cal-cat shows metadata first" "$(cat show.out)" "# wiki.tok: header 1
 cal-pack -l 2048 < wiki.tok > rows.cal
 n=$(cal-cat --json rows.cal | grep -c '"kind":"ROW"')
 eq "cal-cat --check counts" "$(cal-cat --check rows.cal)" \
-  "rows.cal: ok: 1 header, $n records (TEXT 0, TOKENS 0, ROW $n, VECTORS 0), $(wc -c < rows.cal | tr -d ' ') bytes"
+  "rows.cal: ok: 2 headers, $n records (TEXT 0, TOKENS 0, ROW $n, VECTORS 0), $(wc -c < rows.cal | tr -d ' ') bytes"
 cal-read wiki.jsonl | cal-cat --pass | cal-encode -t llama3 > pass.tok
 same "cal-cat --pass mid-pipe changes nothing" pass.tok wiki.tok
 
-# GPTQ: 128 random windows of 2048 from wikitext-2; each is a slice of the
-# token stream of the articles (cal-read finds one article per title).
-cal-read wikitext-2-raw/wiki.train.raw | cal-encode -t llama3 > wt.tok
-cal-read wikitext-2-raw/wiki.train.raw |
-  cal-encode -t llama3 |
-  cal-pack -l 2048 --mode window -n 128 --seed 0 |
-  cal-cat -o gptq-calib.jsonl
-cal-cat --json wt.tok > wt.json
+# GPTQ's wikitext2 set: the recipe on the raw file, and the pipeline it
+# runs on the dataset's rows (Parquet, as the hub ships them) give the same
+# rows; those are windows of "\n\n".join(rows) encoded with BOS, drawn by
+# CPython's random.seed(0); randint(0, L - 2049) (tests/py/peers.py checks
+# the recipe against GPTQ's function itself).
+sh "$ROOT/examples/gptq-wikitext2.sh" -i wikitext-2-raw/wiki.train.raw -o gptq >/dev/null
 $PY - <<'PYEOF'
 import json
+rows = []
+for line in open("wikitext-2-raw/wiki.train.raw", encoding="utf-8"):
+    rows.append(line if line.strip() else "")
+json.dump(rows, open("rows.json", "w"))
+PYEOF
+node "$ROOT/build/npm/parquet_strings.mjs" rows.json train-00000-of-00001.parquet ||
+  not_ok "Parquet fixture (hyparquet-writer)"
+cal-read --join '\n\n' train-00000-of-00001.parquet |
+  cal-encode -t llama3 --add-special --parse-special |
+  cal-pack -l 2048 --mode window -n 128 --rng python --seed 0 |
+  cal-cat -o gptq-calib.jsonl
+cal-read --join '\n\n' train-00000-of-00001.parquet | cal-encode -t llama3 --add-special --parse-special |
+  cal-cat --json > wt.json
+cal-cat -o gptq.npy gptq/cal_data.cal
+$PY - <<'PYEOF'
+import json, random, numpy as np
 from hessian_lib import report
-recs = [json.loads(l) for l in open("wt.json")][1:]
-report("wikitext file read as 300 articles", len(recs) == 300, len(recs))
-s = ",".join(str(i) for r in recs for i in r["ids"])
+recs = [r for r in map(json.loads, open("wt.json")) if "kind" in r]
+ids = recs[0]["ids"]
 rows = [json.loads(l)["input_ids"] for l in open("gptq-calib.jsonl")]
-report("GPTQ: 128 windows of 2048", len(rows) == 128 and all(len(r) == 2048 for r in rows), len(rows))
-report("GPTQ: every window is a slice of the token stream",
-       all(("," + ",".join(map(str, r)) + ",") in ("," + s + ",") for r in rows))
-report("GPTQ: windows differ", len({tuple(r[:8]) for r in rows}) > 100)
+random.seed(0)
+want = []
+for _ in range(128):
+    i = random.randint(0, len(ids) - 2048 - 1)
+    want.append(ids[i:i + 2048])
+report("GPTQ: 128 windows of 2048, as GPTQ's get_wikitext2 draws them", rows == want, len(rows))
+report("GPTQ: examples/gptq-wikitext2.sh on wiki.train.raw gives the same rows",
+       np.load("gptq.npy").tolist() == rows)
 PYEOF
 
-# AutoAWQ: 128 documents, BOS before each, concatenated, cut into 512-token rows.
-cal-read pile-val.jsonl.zst -n 128 | cal-encode -t llama3 |
-  cal-pack -l 512 --bos doc | cal-cat -o awq.npy
-cal-read pile-val.jsonl.zst -n 128 | cal-encode -t llama3 | cal-cat --json > awq.json
+# AutoAWQ's pile-val set: the pipeline and examples/awq-pileval.sh agree;
+# the rows are AutoAWQ's (shuffle 42, strip, skip > 512, 128 documents).
+cal-read --strip pile-val.jsonl.zst | cal-encode -t llama3 --add-special --parse-special |
+  cal-shuffle --rng numpy --seed 42 |
+  cal-pack -l 512 --max-tokens 512 --min-tokens 1 --docs 128 2>/dev/null | cal-cat -o awq.npy
+sh "$ROOT/examples/awq-pileval.sh" -i pile-val.jsonl.zst -o awq >/dev/null
+cal-cat -o awq-recipe.npy awq/cal_data.cal
+cal-read --strip pile-val.jsonl.zst | cal-encode -t llama3 --add-special --parse-special | cal-cat --json > awq.json
 $PY - <<'PYEOF'
 import json, numpy as np
 from hessian_lib import report
-recs = [json.loads(l) for l in open("awq.json")]
-bos = int(dict(recs[0]["meta"])["bos"])
-flat = [i for r in recs[1:] for i in [bos] + r["ids"]]
+recs = [json.loads(l) for l in open("awq.json")][1:]
+docs = [recs[k]["ids"] for k in np.random.default_rng(42).permutation(len(recs))]
+kept = [d for d in docs if 0 < len(d) <= 512][:128]
+flat = [i for d in kept for i in d]
 n = len(flat) // 512
 want = np.array(flat[:n * 512], dtype=np.int64).reshape(n, 512)
 got = np.load("awq.npy")
-report("AWQ: 128 documents", len(recs) == 129, len(recs))
-report("AWQ rows = BOS+doc concatenated, cut at 512", got.dtype == np.int64 and got.shape == want.shape
-       and (got == want).all(), (got.shape, want.shape))
+report("AWQ rows = AutoAWQ's (shuffle 42, documents over 512 skipped, 128 concatenated, cut at 512)",
+       got.dtype == np.int64 and got.shape == want.shape and (got == want).all(), (got.shape, want.shape))
+report("AWQ: examples/awq-pileval.sh gives the same rows", (np.load("awq-recipe.npy") == got).all())
+PYEOF
+
+# llama.cpp's route: the text for llama-imatrix -f, documents joined by a
+# blank line, one final newline (which llama-imatrix's -f removes).
+sh "$ROOT/examples/imatrix.sh" -T calibration.txt -i wiki -i code -D -S 50 -l 512 -n 200 >imatrix.out
+cal-read --dedup --sample 50 --seed 0 wiki code | cal-cat --json >parts.json
+$PY - <<'PYEOF'
+import json
+from hessian_lib import report
+docs = [r["text"] for r in map(json.loads, open("parts.json")) if r.get("kind") == "TEXT"]
+got = open("calibration.txt", encoding="utf-8").read()
+report("imatrix.sh -T: the sampled documents joined by a blank line, one final newline",
+       got == "\n\n".join(docs) + "\n" and len(docs) == 50, (len(got), len(docs)))
+report("imatrix.sh -T prints the llama-imatrix command",
+       "llama-imatrix -m MODEL.gguf -f calibration.txt -c 512 --chunks 200 -o imatrix.gguf" in open("imatrix.out").read())
 PYEOF
 
 # A domain mix by exact row counts.
@@ -130,11 +167,17 @@ PYEOF
 # Fan-out: shards merged by id give the serial pipeline's rows.
 if command -v parallel >/dev/null 2>&1; then
   cp wiki.jsonl big.jsonl
-  parallel "cal-read big.jsonl --shard {}/8 | cal-encode -t llama3 > part{}.cal" ::: 0 1 2 3 4 5 6 7
+  parallel --halt now,fail=1 "cal-read big.jsonl --shard {}/8 | cal-encode -t llama3 -o part{}.cal" ::: 0 1 2 3 4 5 6 7
   cat part*.cal | cal-shuffle --by-id | cal-pack -l 2048 > rows-par.cal
   cal-read big.jsonl | cal-encode -t llama3 | cal-shuffle --by-id | cal-pack -l 2048 > rows-ser.cal
   cal-cat -o par.npy rows-par.cal; cal-cat -o ser.npy rows-ser.cal
   same "fan-out rows = serial rows" par.npy ser.npy
+  rm part3.cal
+  expect_fail "fan-out with a shard missing: the README's merge line fails, naming it" 1 "missing 3 " \
+    sh -c 'cat part*.cal | cal-shuffle --by-id | cal-pack -l 2048 > rows-par.cal'
+  cal-cat --summary rows-ser.cal >sum.txt && cal-cat --plot rows.svg rows-ser.cal &&
+    grep -q "^  big " sum.txt && grep -q "<svg" rows.svg && ok "cal-cat --summary and --plot of the README's rows" ||
+    not_ok "cal-cat --summary / --plot" "$(head -3 sum.txt)"
 else
   skip "fan-out" "GNU parallel is not installed"
 fi

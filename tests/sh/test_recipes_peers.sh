@@ -47,6 +47,8 @@ for name, limit in budget.items():
             title, _, body = d.partition("\n")
             rows += ["", " = %s = \n" % title, ""] + [" %s \n" % p for p in body.split("\n") if p.strip()]
         json.dump(rows, open(out + "/wikitext-rows.json", "w"))
+        # and the raw file they come from: a blank row is a line of one space, as in wiki.train.raw
+        open(out + "/wiki.train.raw", "w").write("".join(r or " \n" for r in rows))
         json.dump(docs, open(out + "/wiki-texts.json", "w"))
 PYEOF
 node build/npm/parquet_strings.mjs "$T/out/wikitext-rows.json" "$T/out/wikitext.parquet" &&
@@ -58,7 +60,7 @@ O=$T/out E=$ROOT/examples
 cat >"$O/params.json" <<'EOF'
 {"exl2_length": 256, "exl2_custom_rows": 20, "exl2_custom_length": 128, "exl3_rows": 60, "exl3_length": 128,
  "wt2_rows": 16, "wt2_length": 128, "c4_rows": 16, "c4_length": 128, "seed": 3, "awq_docs": 24, "awq_length": 64,
- "ar_rows": 10, "ar_length": 128, "gm_docs": 30, "gm_length": 256, "lc_rows": 12, "lc_length": 128}
+ "ar_rows": 16, "ar_length": 128, "gm_docs": 30, "gm_length": 256, "lc_rows": 12, "lc_length": 128}
 EOF
 check "exl2-standard.sh" sh "$E/exl2-standard.sh" -l 256 -o "$O/exl2"
 check "exl2-standard.sh -i custom.parquet" sh "$E/exl2-standard.sh" -i "$O/custom.parquet" -n 20 -l 128 -o "$O/exl2custom"
@@ -70,9 +72,13 @@ done
 for p in gptq optimum; do  # lmdeploy joins as gptq
   check "gptq-wikitext2.sh -p $p (HF rows, Parquet)" sh "$E/gptq-wikitext2.sh" -p $p -i "$O/wikitext.parquet" \
     -n 16 -l 128 -s 3 -o "$O/wt2-$p-hf"
+  check "gptq-wikitext2.sh -p $p (the raw wiki.train.raw)" sh "$E/gptq-wikitext2.sh" -p $p -i "$O/wiki.train.raw" \
+    -n 16 -l 128 -s 3 -o "$O/raw-$p"
+  cal-cat -o "$T/raw-$p.npy" "$O/raw-$p/cal_data.cal" && cal-cat -o "$T/hf-$p.npy" "$O/wt2-$p-hf/cal_data.cal"
+  same "gptq-wikitext2.sh -p $p: the raw file gives the Hugging Face rows' set" "$T/raw-$p.npy" "$T/hf-$p.npy"
 done
 check "awq-pileval.sh" sh "$E/awq-pileval.sh" -n 24 -l 64 -o "$O/awq"
-check "autoround.sh" sh "$E/autoround.sh" -n 10 -l 128 -o "$O/autoround"
+check "autoround.sh" sh "$E/autoround.sh" -n 16 -l 128 -o "$O/autoround"
 grep -q "documents dropped by --max-repeat 64" "$T/.out" && ok "autoround: the repetitive document is counted" ||
   not_ok "autoround: repetition drop reported" "$(cat "$T/.out")"
 check "gptqmodel.sh" sh "$E/gptqmodel.sh" -n 30 -l 256 -o "$O/gptqmodel"

@@ -69,7 +69,8 @@ expect_fail "too few documents: one line" 1 "^cal-select: only 2 documents \(wit
   cal-select -n 3 "$T/t.cal" -o "$T/x.cal"
 cal-select -n 3 --allow-short --method random "$T/t.cal" -o "$T/t3.cal" 2>"$T/e"
 eq "--allow-short: all of them, and what is missing said" "$(cat "$T/e")" \
-  "cal-select: 2 documents skipped as empty (no terms to make features of), 1 documents short of -n 3 (the input has 2 with features)"
+  "cal-select: 2 documents skipped as empty (no terms to make features of)
+cal-select: 1 documents short of -n 3 (the input has 2 with features)"
 
 # -- errors -----------------------------------------------------------------------
 expect_fail "-n is required" 2 "^cal-select: -n N is required \\(see --help\\)$" cal-select "$T/mix.tok"

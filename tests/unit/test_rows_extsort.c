@@ -17,6 +17,8 @@ static uint64_t out_hash; /* of every record sort_ok read back, in order */
 
 static size_t max_len = 40; /* payload bytes: 8 to max_len - 1 */
 
+static uint64_t io_bytes, io_writes; /* of the last sort_ok's temporary files */
+
 static int sort_ok(size_t n, size_t limit, uint64_t keyspace, size_t *spills) {
     cal_extsort *s = cal_extsort_new(limit);
     cal_rng r;
@@ -46,6 +48,7 @@ static int sort_ok(size_t n, size_t limit, uint64_t keyspace, size_t *spills) {
         got++;
     }
     *spills = cal_extsort_spills(s);
+    cal_extsort_spill_io(s, &io_bytes, &io_writes);
     cal_extsort_free(s);
     free(keys);
     return ok && got == n;
@@ -56,6 +59,12 @@ int main(void) {
     CHECK(sort_ok(5000, 1 << 20, UINT64_MAX, &sp) && sp == 0, "5000 records in memory, sorted (%zu spills)", sp);
     CHECK(sort_ok(20000, 4096, UINT64_MAX, &sp) && sp > 128, "20000 records, 4 KB limit: %zu runs, multi-pass merge", sp);
     CHECK(sort_ok(5000, 16384, 3, &sp) && sp > 1, "many equal keys keep insertion order across %zu runs", sp);
+    /* spills go out in blocks of 1 MiB, not a write per record: 400000
+     * records of ~24+24 bytes in runs of about 3 MB (and no merge pass) */
+    CHECK(sort_ok(400000, 4 << 20, UINT64_MAX, &sp) && sp > 4 && io_bytes > 16000000 &&
+              io_writes <= io_bytes / (1 << 20) + sp + 1,
+          "%zu runs, %llu bytes spilled in %llu writes (at most one per MiB and run)", sp,
+          (unsigned long long)io_bytes, (unsigned long long)io_writes);
     CHECK(sort_ok(0, 4096, 10, &sp), "empty input");
     max_len = 1 << 18; /* records up to 4x the limit: chunks of their own, replaced when too small */
     CHECK(sort_ok(300, 1 << 16, UINT64_MAX, &sp) && sp > 100, "records of 8 B to 256 KB, 64 KB limit: %zu runs", sp);

@@ -38,11 +38,31 @@ typedef struct {
 static char err[512];
 static char drops[512];
 
-/* Packs docs with o; returns the rows (or "ERR: message" when finish fails). */
-static const char *pack(const cal_pack_opts *o, const doc *d, size_t nd) {
+/* The documents read again (cal_packer_reread), as a regular file is. */
+typedef struct {
+    const doc *d;
+    size_t nd, at;
+} replay;
+
+static void replay_rewind(void *ctx) { ((replay *)ctx)->at = 0; }
+static int replay_next(void *ctx, cal_pack_doc *x) {
+    replay *r = ctx;
+    if (r->at == r->nd) return 0;
+    const doc *d = &r->d[r->at++];
+    *x = (cal_pack_doc){d->ids, d->n, d->id, d->label, strlen(d->label), NULL};
+    return 1;
+}
+
+/* Packs docs with o one way: 0 the documents kept in memory, 1 kept in a
+ * temporary file (o.mem of 1 byte), 2 read again (cal_packer_reread). */
+static const char *pack_way(const cal_pack_opts *opts, const doc *d, size_t nd, int way) {
+    cal_pack_opts o = *opts;
+    if (way == 1) o.mem = 1;
     got.n = 0;
     nrows = 0;
-    cal_packer *p = cal_packer_new(o, keep, NULL);
+    cal_packer *p = cal_packer_new(&o, keep, NULL);
+    replay rp = {d, nd, 0};
+    if (way == 2) cal_packer_reread(p, replay_rewind, replay_next, &rp);
     for (size_t i = 0; i < nd && cal_packer_wants(p); i++)
         cal_packer_add(p, d[i].ids, d[i].n, d[i].id, d[i].label, strlen(d[i].label));
     int rc = cal_packer_finish(p, err, sizeof err);
@@ -59,6 +79,25 @@ static const char *pack(const cal_pack_opts *o, const doc *d, size_t nd) {
     cal_buf_addc(&got, 0);
     got.n--;
     return got.p;
+}
+
+/* Packs docs with o; returns the rows (or "ERR: message" when finish fails),
+ * the same whichever way the documents are held (else "WAYS DIFFER"). */
+static const char *pack(const cal_pack_opts *o, const doc *d, size_t nd) {
+    static char first[4096], fdrops[512];
+    static uint64_t fids[64];
+    snprintf(first, sizeof first, "%s", pack_way(o, d, nd, 0));
+    snprintf(fdrops, sizeof fdrops, "%s", drops);
+    memcpy(fids, ids, sizeof ids);
+    size_t frows = nrows;
+    for (int way = 1; way <= 2; way++)
+        if (strcmp(pack_way(o, d, nd, way), first) || strcmp(drops, fdrops) || memcmp(ids, fids, sizeof ids) ||
+            nrows != frows) {
+            static char why[4200];
+            snprintf(why, sizeof why, "WAYS DIFFER (%d): %s", way, got.p);
+            return why;
+        }
+    return first;
 }
 
 static cal_pack_opts base(uint32_t len) {
@@ -110,15 +149,19 @@ int main(void) {
        "article: too short for -n");
     o.allow_short = 1;
     IS(pack(&o, d3, 4), "A:10 11 2 1|C:1 15 2 1", "article: --allow-short gives what there is");
+    IS(drops, "9 tokens dropped as the rest of each row's last document (--mode article), 1 rows short of -n 3 "
+              "(--allow-short)", "article: the rows --allow-short let go are said");
 
     doc d4[] = {{"l", 7, {10, 11, 12, 13, 14, 15, 16}, 7}, {"s", 8, {20, 21}, 2}};
     o = base(5);
     o.mode = CAL_PACK_DOC, o.bos = CAL_POL_ROW;
     IS(pack(&o, d4, 2), "l:1 10 11 12 13|s:1 20 21 0 0/11100", "doc: truncated tail, padded right with a mask");
-    IS(drops, "3 tokens dropped by --truncate tail", "doc: cut tokens counted");
+    IS(drops, "1 documents truncated by --truncate tail (3 tokens dropped), 1 rows padded to -l 5 (2 tokens)",
+       "doc: cut tokens counted, padding said");
     o.truncate = 1, o.pad_side = 1;
     IS(pack(&o, d4, 2), "l:1 13 14 15 16|s:0 0 1 20 21/00111", "doc: --truncate head --pad left");
-    IS(drops, "3 tokens dropped by --truncate head", "doc: counted under --truncate head");
+    IS(drops, "1 documents truncated by --truncate head (3 tokens dropped), 1 rows padded to -l 5 (2 tokens)",
+       "doc: counted under --truncate head");
 
     doc d5[] = {{"a", 1, {5}, 1}, {"b", 2, {1, 2, 3, 4, 5}, 5}, {"c", 3, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 10}};
     o = base(5);

@@ -266,10 +266,10 @@ static void test_record_flags(void) {
     cal_reader_close(r);
     uint8_t *q = malloc(n);
     memcpy(q, p, n);
-    q[first + 1] = 3; /* the flags are checked before the checksum */
+    q[first + 1] = 5; /* the flags are checked before the checksum */
     r = cal_reader_mem(q, n, "bad");
-    CHECK(cal_read_soft(r, &rec, err, sizeof err) == -1 && strstr(err, "unknown record flags 0x03"),
-          "TEXT flags other than bit 0 are an error: %s", err);
+    CHECK(cal_read_soft(r, &rec, err, sizeof err) == -1 && strstr(err, "unknown record flags 0x05"),
+          "TEXT flags other than bits 0 (CHAT) and 1 (SPANS) are an error: %s", err);
     cal_reader_close(r);
     memcpy(q, p, n);
     q[tok + 1] = 1;

@@ -37,7 +37,7 @@ static const char *render(const char *model, const char *name, const char *recor
     static char out[1024];
     char err[512];
     struct tm now = {.tm_year = 124, .tm_mon = 6, .tm_mday = 26};
-    cal_chat_spec spec = {model, name, 1, &now, NULL, 0};
+    cal_chat_spec spec = {model, name, 1, &now, NULL, 0, NULL, 0};
     cal_chat_render *c = cal_chat_render_open(&spec, err, sizeof err);
     if (!c) {
         snprintf(out, sizeof out, "open!%s", err);

@@ -19,12 +19,16 @@ static void put(const char *dir, const char *name, const char *text) {
 }
 
 int main(void) {
-    const char *names[][2] = {{"wiki", "wiki"}, {"web", "web"}, {"c4", "web"}, {"code", "code"}, {"stories", "stories"},
-                              {"tiny", "stories"}, {"multilingual", "multilingual"}, {"technical", "technical"}};
+    const char *names[][2] = {{"wiki", "wiki"},       {"foldoc", "wiki"},   {"web", "web"},
+                              {"prose", "web"},      {"c4", "web"},        {"pile", "web"},
+                              {"code", "code"},      {"stories", "stories"}, {"tiny", "stories"},
+                              {"multilingual", "multilingual"}, {"technical", "technical"}};
     int ok = 1;
-    for (size_t i = 0; i < 8; i++) ok &= cal_corpus_canon(names[i][0]) && !strcmp(cal_corpus_canon(names[i][0]), names[i][1]);
-    CHECK(ok, "names and aliases (c4 = web, tiny = stories)");
-    CHECK(!cal_corpus_canon("Wiki") && !cal_corpus_canon("c5") && !cal_corpus_canon("") && !cal_corpus_canon("wiki.txt"),
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        ok &= cal_corpus_canon(names[i][0]) && !strcmp(cal_corpus_canon(names[i][0]), names[i][1]);
+    CHECK(ok, "names and aliases (foldoc = wiki; prose = web = c4 = pile; tiny = stories)");
+    CHECK(!cal_corpus_canon("Wiki") && !cal_corpus_canon("c5") && !cal_corpus_canon("") && !cal_corpus_canon("wiki.txt") &&
+              !cal_corpus_canon("web c4") && !cal_corpus_canon("c") && !cal_corpus_canon("pil"),
           "other names are no corpus");
 
     char dir[] = "/tmp/test_text_corpus.XXXXXX";
@@ -40,8 +44,10 @@ int main(void) {
     CHECK(f && !strcmp(f, want.p) && looked.n == 0, "found in $CAL_CORPORA: %s", f ? f : "(none)");
     free(f);
     f = cal_corpus_file("web", &looked);
-    CHECK(!f && looked.p && !strncmp(looked.p, dir, strlen(dir)) && strstr(looked.p, ", build/corpora"),
-          "missing: the directories searched, $CAL_CORPORA first: %s", looked.p ? looked.p : "");
+    CHECK(!f && looked.p && !strncmp(looked.p, dir, strlen(dir)) && strstr(looked.p, "/../build/corpora") &&
+              !strstr(looked.p, ", build/corpora"),
+          "missing: the directories searched, $CAL_CORPORA first, never the current directory: %s",
+          looked.p ? looked.p : "");
 
     char *buf = NULL;
     size_t n = 0;
@@ -49,13 +55,13 @@ int main(void) {
     int r = cal_corpus_list(m);
     fclose(m);
     cal_buf t = {0};
-    cal_buf_addf(&t, "NAME          ALIAS          DOCS        BYTES  SOURCES\n"
-                     "wiki                            2           17  FOLDOC (Debian foldoc)\n"
-                     "web           c4                -            -  not built (run 'make corpora')\n"
-                     "code                            5      1234567  Go, Rust\n"
-                     "stories       tiny              -            -  not built (run 'make corpora')\n"
-                     "multilingual                    -            -  not built (run 'make corpora')\n"
-                     "technical                       -            -  not built (run 'make corpora')\n");
+    cal_buf_addf(&t, "NAME          ALIASES           DOCS        BYTES  SOURCES\n"
+                     "foldoc        wiki                 2           17  FOLDOC (Debian foldoc)\n"
+                     "prose         web c4 pile          -            -  not built (run 'make corpora')\n"
+                     "code                               5      1234567  Go, Rust\n"
+                     "stories       tiny                 -            -  not built (run 'make corpora')\n"
+                     "multilingual                       -            -  not built (run 'make corpora')\n"
+                     "technical                          -            -  not built (run 'make corpora')\n");
     CHECK(r == 0 && !strcmp(buf, t.p), "--list table from index.tsv");
     if (strcmp(buf, t.p)) printf("# got:\n%s", buf);
     free(buf);

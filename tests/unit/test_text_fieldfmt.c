@@ -69,5 +69,29 @@ int main(void) {
               IS("a\\", "{}", "!unknown escape '\\' at character 1 (\\n \\t \\r \\\\ \\{ \\})") &&
               IS("{a{b}}", "{}", "!'{' at character 0 is not closed"),
           "malformed templates: %s", render("a\\", "{}", 0));
+
+    /* sections: every shape of the condition's field, both forms, nesting */
+    static const char *const shapes[][2] = {{"{}", "-"}, {"{\"c\":null}", "-"}, {"{\"c\":\"\"}", "-"},
+                                            {"{\"c\":\"v\"}", "+"}, {"{\"c\":0}", "+"}, {"{\"c\":false}", "+"},
+                                            {"{\"c\":[]}", "+"}, {"{\"c\":{}}", "+"}};
+    size_t right = 0;
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        int there = shapes[i][1][0] == '+';
+        right += !strcmp(render("<{?c:yes}{!c:no}>", shapes[i][0], 0), there ? "=<yes>" : "=<no>");
+    }
+    CHECK(right == sizeof shapes / sizeof *shapes, "{?c:}/{!c:}: there unless missing, null or \"\" (%zu of %zu)", right,
+          sizeof shapes / sizeof *shapes);
+    CHECK(IS("{?a:A={a}{?b:,B={b}}}|{!b:nob}", "{\"a\":\"1\",\"b\":\"2\"}", "=A=1,B=2|") &&
+              IS("{?a:A={a}{?b:,B={b}}}|{!b:nob}", "{\"a\":\"1\"}", "=A=1|nob") &&
+              IS("{?a:{missing}}", "{}", "=") && IS("{?a:\\}{{x\\}}", "{\"a\":1}", "=}{x}") && IS("{?a:x}}", "{\"a\":1}", "!a lone '}' at character 6 (write \\} or }})"),
+          "nested sections; a skipped section's fields are not looked up; escapes inside");
+    cal_fieldfmt *g = cal_fieldfmt_parse("{?x:{y}}{z}", err, sizeof err);
+    CHECK(g && cal_fieldfmt_nfields(g) == 3 && !strcmp(cal_fieldfmt_field(g, 0), "x") && !strcmp(cal_fieldfmt_field(g, 1), "y"),
+          "a section's field counts among the fields");
+    cal_fieldfmt_free(g);
+    CHECK(IS("{?a}", "{}", "!section at character 0: write {?FIELD:text} or {!FIELD:text}") &&
+              IS("{?a:x", "{}", "!the section at character 0 is not closed") &&
+              IS("{?:x}", "{}", "!section at character 0: write {?FIELD:text} or {!FIELD:text}"),
+          "malformed sections");
     TEST_END();
 }

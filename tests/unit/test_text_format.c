@@ -23,9 +23,13 @@ int main(void) {
     CHECK(cal_fmt_parse("sep") < 0 && cal_fmt_parse("auto") < 0 && cal_fmt_parse("") < 0 && cal_fmt_parse("Text") < 0,
           "-f refuses sep, auto, '' and Text");
 
-    CHECK(cal_fmt_from_name("a/b.jsonl") == CAL_FMT_JSONL && cal_fmt_from_name("c4.json.gz") == CAL_FMT_JSONL &&
-              cal_fmt_from_name("x.ndjson.zst") == CAL_FMT_JSONL && cal_fmt_from_name("x.json.zstd") == CAL_FMT_JSONL,
-          "JSON Lines by name, also compressed");
+    CHECK(cal_fmt_from_name("a/b.jsonl") == CAL_FMT_JSONL && cal_fmt_from_name("c4.json.gz") == CAL_FMT_JSON &&
+              cal_fmt_from_name("x.ndjson.zst") == CAL_FMT_JSONL && cal_fmt_from_name("x.json.zstd") == CAL_FMT_JSON,
+          "JSON Lines and JSON by name, also compressed");
+    CHECK(cal_fmt_from_name("a.csv") == CAL_FMT_CSV && cal_fmt_from_name("a.tsv.gz") == CAL_FMT_TSV &&
+              cal_fmt_from_name("a.tab") == CAL_FMT_TSV && cal_fmt_parse("json") == CAL_FMT_JSON &&
+              cal_fmt_parse("csv") == CAL_FMT_CSV && cal_fmt_parse("tsv") == CAL_FMT_TSV,
+          "CSV and TSV by name; -f json, csv, tsv");
     CHECK(cal_fmt_from_name("t.parquet") == CAL_FMT_PARQUET && cal_fmt_from_name("t.pq") == CAL_FMT_PARQUET &&
               cal_fmt_from_name("t.parquet.gzip") == CAL_FMT_PARQUET,
           "Parquet by name");
@@ -34,8 +38,11 @@ int main(void) {
           "other names leave it to the content");
 
     CHECK(content("PAR1....") == CAL_FMT_PARQUET, "PAR1 is Parquet");
-    CHECK(content("{\"text\": 1}") == CAL_FMT_JSONL && content("\xEF\xBB\xBF \n\t{") == CAL_FMT_JSONL,
+    CHECK(content("{\"text\": 1}\n{\"text\": 2}") == CAL_FMT_JSONL && content("\xEF\xBB\xBF \n\t{") == CAL_FMT_JSONL,
           "'{' after blanks (and a BOM) is JSON Lines");
+    CHECK(content("{\"text\": 1}") == CAL_FMT_JSON && content("{\n \"text\": 1}\n") == CAL_FMT_JSON &&
+              content(" [{\"text\": 1}]") == CAL_FMT_JSON && cal_fmt_json_layout((const uint8_t *)"{\"a\": \"}\\\"\n\"}\n{}", 16) == CAL_FMT_JSONL,
+          "JSON: a list, a record over several lines, one object alone (strings skipped)");
     CHECK(content("<doc id=\"1\">\nA\n</doc>") == CAL_FMT_WIKIEXTRACTOR && content(" <doc ") == CAL_FMT_TEXT,
           "'<doc ' at the start is WikiExtractor");
     CHECK(content(" = Valkyria = \n") == CAL_FMT_WIKITEXT && content(" \n\n \n = T = \n x") == CAL_FMT_WIKITEXT,

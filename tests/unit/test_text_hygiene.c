@@ -33,7 +33,7 @@ int main(void) {
     for (int c = 0; c < 0x20; c++) ctl[cn++] = (char)c, ctl[cn++] = 'a';
     ctl[cn++] = 0x7f;
     for (int c = 0x80; c < 0xa0; c++) ctl[cn++] = (char)0xC2, ctl[cn++] = (char)c;
-    cal_doc d = {"f", ctl, cn, 100, 1, 0};
+    cal_doc d = {"f", ctl, cn, 100, 1, 0, NULL, 0};
     size_t n;
     const char *t = cal_hygiene_apply(&H, &d, &n);
     CHECK(t == ctl && n == cn && H.replaced == 0, "NUL, C0, DEL and C1 controls pass untouched (no copy)");
@@ -41,26 +41,26 @@ int main(void) {
     const char bad[] = "ok \xff bad \xc0\xaf x\xe0\xa0" "y\xf0\x9f\x98" "z\xed\xa0\x80";
     cal_buf want = {0};
     size_t k = cal_utf8_repair(bad, sizeof bad - 1, &want);
-    d = (cal_doc){"f", bad, sizeof bad - 1, 0, 1, 0};
+    d = (cal_doc){"f", bad, sizeof bad - 1, 0, 1, 0, NULL, 0};
     t = cal_hygiene_apply(&H, &d, &n);
     CHECK(same(t, n, want.p, want.n) && H.replaced == k && k == 8, "invalid UTF-8 repaired as base/utf8.h does, counted (%zu)", k);
 
     char msg[256];
-    d = (cal_doc){"in.txt", bad, sizeof bad - 1, 1000, 1, 0};
+    d = (cal_doc){"in.txt", bad, sizeof bad - 1, 1000, 1, 0, NULL, 0};
     int st = t_child(strict_run, &d, msg, sizeof msg);
     CHECK(st == 1 && !strcmp(msg, "t: in.txt: byte 1003: invalid UTF-8"), "strict: the bad byte's offset: %s", msg);
     d.mapped = 0;
     st = t_child(strict_run, &d, msg, sizeof msg);
     CHECK(st == 1 && !strcmp(msg, "t: in.txt: byte 1000: invalid UTF-8"), "strict, not mapped: the document's: %s", msg);
-    d = (cal_doc){"in.txt", "a\0b\x01", 4, 0, 1, 0};
+    d = (cal_doc){"in.txt", "a\0b\x01", 4, 0, 1, 0, NULL, 0};
     st = t_child(strict_run, &d, msg, sizeof msg);
     CHECK(st == 0, "strict accepts NUL and controls: %s", msg);
 
     H.crlf = 1;
-    d = (cal_doc){"f", "a\r\nb\rc\n\r\n\r", 10, 0, 1, 0};
+    d = (cal_doc){"f", "a\r\nb\rc\n\r\n\r", 10, 0, 1, 0, NULL, 0};
     t = cal_hygiene_apply(&H, &d, &n);
     CHECK(same(t, n, "a\nb\rc\n\n\r", 8), "--crlf: CRLF -> LF, lone CRs kept");
-    d = (cal_doc){"f", "\xff\r\n", 3, 0, 1, 0};
+    d = (cal_doc){"f", "\xff\r\n", 3, 0, 1, 0, NULL, 0};
     t = cal_hygiene_apply(&H, &d, &n);
     CHECK(same(t, n, "\xEF\xBF\xBD\n", 4), "--crlf after a repair");
     H.crlf = 0;
@@ -76,11 +76,11 @@ int main(void) {
     size_t nn = py ? fread(nfc, 1, sizeof nfc, py) : 0;
     CHECK(py && pclose(py) == 0 && nn > 0, "CPython's NFC");
     H.nfc = 1;
-    d = (cal_doc){"f", src, sn, 0, 1, 0};
+    d = (cal_doc){"f", src, sn, 0, 1, 0, NULL, 0};
     t = cal_hygiene_apply(&H, &d, &n);
     CHECK(same(t, n, nfc, nn), "--nfc as CPython's unicodedata.normalize('NFC')");
     H.nfc = H.crlf = 1;
-    d = (cal_doc){"f", "e\xCC\x81\r\n\xff", 6, 0, 1, 0};
+    d = (cal_doc){"f", "e\xCC\x81\r\n\xff", 6, 0, 1, 0, NULL, 0};
     t = cal_hygiene_apply(&H, &d, &n);
     CHECK(same(t, n, "\xC3\xA9\n\xEF\xBF\xBD", 6), "repair, --crlf and --nfc together");
     cal_buf_free(&want);

@@ -82,8 +82,8 @@ int main(void) {
     const char *g = doc_n("text", raw, n);
     CHECK(g[0] == '=' && got_n == n - 12 && !memcmp(g + 1, raw + 10, n - 12), "raw C0 controls inside a string are kept (NUL, tab and CR too)");
     CHECK(IS("text", "{\"text\": \"x\"}\r", "=x"), "CR after the object (CRLF lines)");
-    CHECK(!strncmp(DOC("text", "{\"text\": \"a\" \x01}"), "!0: invalid JSON: ", 18),
-          "a raw control outside strings is still invalid JSON (at the line's start): %s", DOC("text", "{\"text\": \"a\" \x01}"));
+    CHECK(!strncmp(DOC("text", "{\"text\": \"a\" \x01}"), "!14: invalid JSON: ", 19),
+          "a raw control outside strings is still invalid JSON (at its byte): %s", DOC("text", "{\"text\": \"a\" \x01}"));
 
     /* Invalid UTF-8: the fast path leaves it to hygiene; the full parse
      * repairs it (one U+FFFD per maximal subpart) and counts it. */

@@ -68,8 +68,8 @@ int main(void) {
     m = opened("d", &st);
     CHECK(st == 0 && !strcmp(m, "d|d|0"), "a directory: %s", m);
     m = opened("wikki", &st);
-    CHECK(st == 1 && !strcmp(m, "t: wikki: no such file, and not a built-in corpus (wiki, web, c4, code, stories, "
-                                "tiny, multilingual, technical)"),
+    CHECK(st == 1 && !strcmp(m, "t: wikki: no such file, and not a built-in corpus (foldoc|wiki, prose|web|c4|pile, "
+                                "code, stories|tiny, multilingual, technical)"),
           "a name like a corpus's: %s", m);
     m = opened("no/such.txt", &st);
     CHECK(st == 1 && !strcmp(m, "t: no/such.txt: No such file or directory"), "a missing path: %s", m);

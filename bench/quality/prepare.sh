@@ -14,6 +14,8 @@
 #     as TOKENS records ("chunks": cal-select chooses among documents), the
 #     target sample's chunks, and $HELD held-out rows from shuffled held-out
 #     documents.
+# The shards are partial families on purpose (the pool is shards 2-7 of 8):
+# every program that reads them says so (--allow-partial), into $Q/data/log.
 set -eu
 : "${Q:?}" "${LENGTH:?}" "${VOCAB:?}" "${HELD:?}" "${DOMAINS:?}"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -57,7 +59,8 @@ else
   TOK=./tok.model
   if [ ! -f "$TOK" ]; then
     # One sentence a line for spm_train; blank lines carry nothing.
-    for d in $DOMAINS; do cal-cat --text "$D/pool.$d.txt.cal"; done | grep -v '^[[:space:]]*$' >"$D/spm.txt"
+    for d in $DOMAINS; do cal-cat --allow-partial --text "$D/pool.$d.txt.cal" 2>>"$D/log"; done |
+      grep -v '^[[:space:]]*$' >"$D/spm.txt"
     spm_train --input="$D/spm.txt" --model_prefix=tok.tmp --vocab_size="$VOCAB" --model_type=bpe \
       --byte_fallback=true --character_coverage="${COVERAGE:-0.9995}" --num_threads=1 --random_seed=1 \
       --input_sentence_size=200000 --shuffle_input_sentence=true --max_sentence_length=8192 \
@@ -69,13 +72,15 @@ fi
 
 if [ ! -f "$D/tokens.done" ]; then
   for d in $DOMAINS; do
-    for s in pool target held; do cal-encode -t "$TOK" "$D/$s.$d.txt.cal" -o "$D/$s.$d.tok.cal"; done
-    cal-pack -l "$LENGTH" --sep eos "$D/pool.$d.tok.cal" -o "$D/pool.$d.rows.cal" 2>>"$D/pack.log"
+    for s in pool target held; do
+      cal-encode --allow-partial -t "$TOK" "$D/$s.$d.txt.cal" -o "$D/$s.$d.tok.cal" 2>>"$D/log"
+    done
+    cal-pack --allow-partial -l "$LENGTH" --sep eos "$D/pool.$d.tok.cal" -o "$D/pool.$d.rows.cal" 2>>"$D/log"
     /usr/bin/python3 "$HERE/rows2docs.py" "$D/pool.$d.rows.cal" "$D/pool.$d.chunks.cal"
-    cal-pack -l "$LENGTH" --sep eos "$D/target.$d.tok.cal" 2>>"$D/pack.log" |
+    cal-pack --allow-partial -l "$LENGTH" --sep eos "$D/target.$d.tok.cal" 2>>"$D/log" |
       /usr/bin/python3 "$HERE/rows2docs.py" - "$D/target.$d.chunks.cal"
-    cal-shuffle --seed 0 "$D/held.$d.tok.cal" |
-      cal-pack -l "$LENGTH" --sep eos -n "$HELD" -o "$D/held.$d.rows.cal" 2>>"$D/pack.log"
+    cal-shuffle --allow-partial --seed 0 "$D/held.$d.tok.cal" 2>>"$D/log" |
+      cal-pack --allow-partial -l "$LENGTH" --sep eos -n "$HELD" -o "$D/held.$d.rows.cal" 2>>"$D/log"
   done
   cat "$D"/pool.*.chunks.cal >"$D/pool.chunks.cal"
   cat "$D"/pool.*.tok.cal >"$D/pool.tok.cal"

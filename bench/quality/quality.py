@@ -21,6 +21,10 @@ import os
 import sys
 import time
 
+# One BLAS thread: torch.set_num_threads does not reach OpenBLAS's own pool,
+# whose idle threads spin (a third more CPU time here), and JOBS runs
+# processes side by side anyway. Set before numpy or torch loads OpenBLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from calio import SetError, check_vocab, read_rows, st_write  # noqa: E402
 

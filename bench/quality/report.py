@@ -20,11 +20,17 @@ reference selector (the equal blend, else the first):
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from collections import defaultdict
 
-import numpy as np
+# One BLAS thread: torch.set_num_threads does not reach OpenBLAS's own pool,
+# whose idle threads spin (a third more CPU time here), and JOBS runs
+# processes side by side anyway. Set before numpy or torch loads OpenBLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 
 def load(paths):

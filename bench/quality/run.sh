@@ -61,6 +61,16 @@ else
     echo "$conf" >"$Q/model.conf"
   fi
 fi
+# The model's embedding table for kmeans-embed; its sets go with the model.
+mdig=$(sha256sum "$model" | cut -c1-16)
+case " $SELECTORS " in
+  *" kmeans-embed "*)
+    if [ "$(cat "$Q/embed.digest" 2>/dev/null)" != "$mdig" ]; then
+      $PY "$HERE/embed.py" "$model" "$Q/embed.safetensors"
+      rm -f "$Q"/sets/kmeans-embed.*
+      echo "$mdig" >"$Q/embed.digest"
+    fi ;;
+esac
 [ -n "$SELECTORS" ] && sh "$HERE/sets.sh"
 
 held='' sets=''
@@ -75,7 +85,6 @@ done
 [ -n "$sets" ] || { echo "run.sh: no sets to compare" >&2; exit 2; }
 
 # Results are kept per model and held-out rows: new ones start a new folder.
-mdig=$(sha256sum "$model" | cut -c1-16)
 # shellcheck disable=SC2086
 hdig=$(for x in $held; do cat "${x#*=}"; done | sha256sum | cut -c1-8)
 res=$Q/results/$mdig-$hdig

@@ -9,11 +9,14 @@
 #               document, truncated or padded: its rows hold padding)
 #   blend       cal-blend, an equal number of random rows from every domain
 #   kmeans      cal-select --method kmeans, model-free features (TF-IDF)
-#   kmeans-embed  the same with the model's embedding table (--embed)
+#   kmeans-embed  the same with the model's embedding table (--embed;
+#               run.sh writes embed.safetensors and drops these sets when the model changes)
 #   kcenter     cal-select --method kcenter
 #   like-DOMAIN cal-select --like: toward DOMAIN's target sample (shard 1)
 # The cal-select ones need bin/cal-select; without it they are skipped with
 # a line saying so. A set already made is kept (remove $Q/sets to redo).
+# The pool is a partial family of shards on purpose (prepare.sh): every
+# program accepts it (--allow-partial), its warnings go to $Q/sets/log.
 set -eu
 : "${Q:?}" "${LENGTH:?}" "${ROWS:?}" "${SEEDS:?}" "${DOMAINS:?}" "${SELECTORS:?}"
 cd "$Q"  # relative paths in the stage lines (see prepare.sh)
@@ -29,31 +32,32 @@ make_set() {  # SELECTOR SEED OUT
   sel=$1 seed=$2 dest=$3
   case $sel in
     web | wiki | code | multilingual | technical | stories)
-      cal-pack -l "$LENGTH" --sep eos --mode window -n "$ROWS" --seed "$seed" "$D/pool.$sel.tok.cal" -o "$dest" ;;
+      cal-pack --allow-partial -l "$LENGTH" --sep eos --mode window -n "$ROWS" --seed "$seed" "$D/pool.$sel.tok.cal" -o "$dest" ;;
     random)
-      cal-shuffle --seed "$seed" "$D/pool.chunks.cal" | cal-pack -l "$LENGTH" -n "$ROWS" -o "$dest" ;;
+      cal-shuffle --allow-partial --seed "$seed" "$D/pool.chunks.cal" |
+        cal-pack --allow-partial -l "$LENGTH" -n "$ROWS" -o "$dest" ;;
     stratify)
-      cal-pack -l "$LENGTH" --mode doc --stratify "$buckets" -n "$ROWS" --seed "$seed" "$D/pool.tok.cal" -o "$dest" ;;
+      cal-pack --allow-partial -l "$LENGTH" --mode doc --stratify "$buckets" -n "$ROWS" --seed "$seed" "$D/pool.tok.cal" -o "$dest" ;;
     blend)
       [ $((ROWS % ndom)) = 0 ] || echo "sets.sh: blend: $ROWS rows do not split equally over $ndom domains" >&2
       specs=
       for d in $DOMAINS; do
-        cal-shuffle --seed "$seed" "$D/pool.$d.rows.cal" -o "$S/.shuffled.$d.cal"
+        cal-shuffle --allow-partial --seed "$seed" "$D/pool.$d.rows.cal" -o "$S/.shuffled.$d.cal"
         specs="$specs $S/.shuffled.$d.cal"
       done
       # shellcheck disable=SC2086
-      cal-blend -n "$ROWS" --seed "$seed" $specs -o "$dest"
+      cal-blend --allow-partial -n "$ROWS" --seed "$seed" $specs -o "$dest"
       rm -f "$S"/.shuffled.*.cal ;;
     kmeans | kmeans-embed | kcenter | like-*)
       case $sel in
         kmeans) opt="--method kmeans" ;;
-        kmeans-embed) opt="--method kmeans --features embed --embed model.pt.embed.safetensors" ;;
+        kmeans-embed) opt="--method kmeans --features embed --embed embed.safetensors" ;;
         kcenter) opt="--method kcenter" ;;
         like-*) opt="--like $D/target.${sel#like-}.chunks.cal" ;;
       esac
       # shellcheck disable=SC2086
-      cal-select -n "$ROWS" $opt --seed "$seed" "$D/pool.chunks.cal" |
-        cal-pack -l "$LENGTH" -n "$ROWS" -o "$dest" ;;
+      cal-select --allow-partial -n "$ROWS" $opt --seed "$seed" "$D/pool.chunks.cal" |
+        cal-pack --allow-partial -l "$LENGTH" -n "$ROWS" -o "$dest" ;;
     *) echo "sets.sh: unknown selector $sel" >&2; return 2 ;;
   esac
 }

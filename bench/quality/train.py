@@ -8,8 +8,7 @@ kind (other CPUs may pick other BLAS kernels).
     train.py --rows A.cal [B.cal ...] --vocab V -o model.pt [--d 128 --layers 4 ...]
 
 Writes model.pt (torch.save of the module: loading it needs model.py on
-sys.path), model.pt.embed.safetensors (model.embed_tokens.weight, for
-cal-select --embed) and model.pt.json (configuration, loss curve, CPU time).
+sys.path) and model.pt.json (configuration, loss curve, CPU time).
 AdamW, linear warm-up then cosine decay to a tenth, gradient clipping at 1."""
 import argparse
 import json
@@ -18,11 +17,16 @@ import os
 import sys
 import time
 
-import numpy as np
-import torch
+# One BLAS thread: torch.set_num_threads does not reach OpenBLAS's own pool,
+# whose idle threads spin (a third more CPU time here), and JOBS runs
+# processes side by side anyway. Set before numpy or torch loads OpenBLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from calio import read_rows, st_write  # noqa: E402
+from calio import read_rows  # noqa: E402
 from model import QualityLM  # noqa: E402
 
 
@@ -93,8 +97,6 @@ def main():
     tmp = a.output + ".tmp"
     torch.save(model, tmp)
     os.replace(tmp, a.output)
-    st_write(a.output + ".embed.safetensors",
-             {"model.embed_tokens.weight": model.model.embed_tokens.weight.detach().numpy()}, {"format": "pt"})
     info = dict(model.config, steps=a.steps, batch=a.batch, lr=a.lr, seed=a.seed, rows=len(data),
                 row_length=data.shape[1], tokens_seen=a.steps * a.batch * (data.shape[1] - 1),
                 cpu_s=round(time.process_time() - t0, 1), loss=losses)

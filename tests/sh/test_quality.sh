@@ -9,6 +9,7 @@
 # refusal of sets from another tokenizer. Needs python3-torch, python3-scipy
 # and spm_train (Debian sentencepiece).
 . tests/lib.sh
+export OPENBLAS_NUM_THREADS=1  # numpy here: its idle BLAS threads spin (see bench/quality/train.py)
 for m in torch scipy; do
   if ! $PY -c "import $m" 2>/dev/null; then skip "quality bench" "python3-$m is not installed"; exit 0; fi
 done

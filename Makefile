@@ -25,7 +25,7 @@ DESTDIR ?=
 CC      ?= cc
 CXX     ?= c++
 
-PKGS := libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson liblzma
+PKGS := libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson liblzma gmp
 
 ifeq ($(SANITIZE),1)
   OBJ  := build/obj-san
@@ -67,7 +67,11 @@ LIB_CXX    := $(sort $(wildcard lib/*/*.cc))
 # build/gen/unidata.c: lib/tok's Unicode tables, generated from pinned npm
 # packages (lib/tok/unicode.h; scripts/fetch-unicode.sh, gen-unicode.mjs).
 UNIDATA    := build/gen/unidata.c
-LIB_OBJ    := $(LIB_C:%.c=$(OBJ)/%.o) $(LIB_CXX:%.cc=$(OBJ)/%.o) $(OBJ)/gen/unidata.o
+# build/gen/entities.c: lib/jinja's HTML character references (the striptags
+# filter), generated from pinned npm packages (scripts/fetch-entities.sh,
+# gen-entities.mjs).
+ENTDATA    := build/gen/entities.c
+LIB_OBJ    := $(LIB_C:%.c=$(OBJ)/%.o) $(LIB_CXX:%.cc=$(OBJ)/%.o) $(OBJ)/gen/unidata.o $(OBJ)/gen/entities.o
 LIB        := $(OBJ)/libcal.a
 FILTERS    := $(sort $(wildcard filters/*.c))
 PROGS      := $(FILTERS:filters/%.c=$(BIN)/%)
@@ -102,6 +106,16 @@ $(UNIDATA): scripts/fetch-unicode.sh scripts/unicode.sha256 scripts/gen-unicode.
 	$(Q)sh scripts/fetch-unicode.sh && node scripts/gen-unicode.mjs build/unicode >$@.tmp && mv $@.tmp $@
 
 $(OBJ)/gen/unidata.o: $(UNIDATA)
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(ENTDATA): scripts/fetch-entities.sh scripts/entities.sha256 scripts/gen-entities.mjs
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)sh scripts/fetch-entities.sh && node scripts/gen-entities.mjs build/entities >$@.tmp && mv $@.tmp $@
+
+$(OBJ)/gen/entities.o: $(ENTDATA)
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<

@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/dtype.h"
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/outfile.h"
@@ -24,7 +25,7 @@
 #include "tok/tokenizer.h"
 
 enum { M_SUMMARY, M_JSON, M_TEXT, M_CHECK, M_PASS, M_OUTPUT, M_STATS };
-enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS, O_STATS, O_PLOT, O_PARTIAL, O_BATCH };
+enum { O_JSON = 256, O_TEXT, O_CHECK, O_PASS, O_IMPORT, O_PROGRESS, O_STATS, O_PLOT, O_PARTIAL, O_BATCH, O_FOLLOW_LINKS };
 static const cal_opt opts[] = {
     {0, "summary", NULL, CAL_STAGE, "print what the set is: per label and in total records,\n"
      "rows, tokens, padding, lengths, BOS/EOS, distinct ids,\nduplicates; what each stage dropped, shards, inputs,\n"
@@ -44,6 +45,7 @@ static const cal_opt opts[] = {
      "model folder, a tokenizer.json, a .model or a NAME as\nin cal-encode): in the previews, in --json (\"text\")\nand in --text", 0},
     {0, "allow-partial", NULL, CAL_STAGE, "accept shards of a fan-out that are missing, doubled\nor made differently "
      "(warned; see cal-stream(5))", O_PARTIAL},
+    {0, "follow-links", NULL, CAL_STAGE, "-t: read a model folder's files through links that\nlead out of it (see cal-encode(1), MODEL FOLDERS)", O_FOLLOW_LINKS},
     {'v', "verbose", NULL, 0, "print a one-line summary on standard error", 0},
     {0, "progress", NULL, 0, "show progress on standard error", O_PROGRESS},
     {0},
@@ -81,6 +83,7 @@ static void parse_args(options *o, cal_args *a, int argc, char **argv) {
         case 'o': o->out = a->val, o->mode = M_OUTPUT, nmode++; break;
         case O_IMPORT: o->import = a->val; break;
         case 't': o->tokenizer = a->val; break;
+        case O_FOLLOW_LINKS: cal_model_follow_links(1); break;
         case 'v': o->verbose = 1; break;
         case O_PROGRESS: o->progress = 1; break;
         case O_BATCH: o->batch = cal_parse_u64(a->name, a->val, 1, UINT32_MAX); break;

@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/oshint.h"
@@ -27,11 +28,12 @@
 #include "tok/rolemask.h"
 #include "tok/tokenizer.h"
 
-enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST, O_SKIP_BAD, O_PARTIAL, O_NO_CACHE };
+enum { O_ADD_SPECIAL = 256, O_PARSE_SPECIAL, O_PROGRESS, O_LIST, O_SKIP_BAD, O_PARTIAL, O_NO_CACHE, O_FOLLOW_LINKS };
 static const cal_opt opts[] = {
     {'t', "tokenizer", "TOKENIZER", CAL_STAGE, "a Hugging Face model folder (tokenizer.json or\n"
      "tokenizer.model with tokenizer_config.json), a single\ntokenizer.json or SentencePiece .model file "
      "(detected\nby content), or the NAME of one fetched by\n`make tokenizers` (e.g. llama3, mistral; see --list)", 0},
+    {0, "follow-links", NULL, CAL_STAGE, "read a model folder's files through links that lead\nout of it (see MODEL FOLDERS)", O_FOLLOW_LINKS},
     {'o', "output", "OUT", 0, "write the stream to OUT (atomically) instead of\nstandard output", 0},
     {0, "add-special", NULL, CAL_STAGE, "add the tokenizer's own BOS/EOS, as transformers'\n"
      "tokenizer(text, add_special_tokens=True) does\n(not to chat records: see cal-encode(1), CHAT)", O_ADD_SPECIAL},
@@ -286,6 +288,7 @@ int main(int argc, char **argv) {
         case O_SKIP_BAD: skip_bad = 1; break;
         case O_PARTIAL: partial = 1; break;
         case O_NO_CACHE: cache = 0; break;
+        case O_FOLLOW_LINKS: cal_model_follow_links(1); break;
         }
     if (list) {
         size_t n = cal_tok_list(stdout);

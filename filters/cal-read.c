@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "base/num.h"
 #include "base/opt.h"
 #include "base/progress.h"
@@ -29,7 +30,8 @@
 
 enum { O_SEP = 256, O_FIELD, O_TEMPLATE, O_MIN, O_MAX, O_DEDUP, O_SHARD, O_SAMPLE, O_SEED, O_STRICT, O_CRLF, O_NFC,
        O_STRIP, O_LINES, O_DROP_BLANK, O_JOIN, O_EMPTY, O_LIST, O_PROGRESS, O_CHAT, O_CHAT_NAME, O_GEN_PROMPT,
-       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR, O_AS_USER, O_SYSTEM, O_RETRY_NO_SYSTEM, O_ASSISTANT_MASK };
+       O_DATE, O_SKIP_BAD, O_MISSING, O_CHAT_VAR, O_AS_USER, O_SYSTEM, O_RETRY_NO_SYSTEM, O_ASSISTANT_MASK,
+       O_FOLLOW_LINKS };
 static const cal_opt opts[] = {
     {'f', "format", "FMT", CAL_STAGE,
      "text (whole file), lines, paragraphs, wikiextractor,\nwikitext, jsonl, json, csv, tsv, parquet (default:\nfrom the name and the first bytes)",
@@ -56,6 +58,7 @@ static const cal_opt opts[] = {
     {0, "assistant-mask", NULL, CAL_STAGE, "--chat: records carry the spans of the assistant's\n"
      "output ({% generation %} blocks, else its turns), for\nlabels and loss masks downstream", O_ASSISTANT_MASK},
     {0, "chat-var", "KEY=JSON", CAL_STAGE, "--chat: one more template variable, as a keyword\nargument of apply_chat_template (repeatable), e.g.\nenable_thinking=false", O_CHAT_VAR},
+    {0, "follow-links", NULL, CAL_STAGE, "--chat: read a model folder's files through links\nthat lead out of it (see MODEL FOLDERS)", O_FOLLOW_LINKS},
     {'o', "output", "FILE", 0, "write to FILE (atomically) instead of stdout", 0},
     {'L', "label", "NAME", CAL_STAGE, "record label (default: corpus or file base name)", 0},
     {0, "min-chars", "N", CAL_STAGE, "skip documents shorter than N characters", O_MIN},
@@ -329,6 +332,7 @@ int main(int argc, char **argv) {
             chat_vars = cal_xrealloc(chat_vars, (chat.nvars + 1) * sizeof *chat_vars);
             chat_vars[chat.nvars++] = a.val, chat.vars = chat_vars;
             break;
+        case O_FOLLOW_LINKS: cal_model_follow_links(1); break;
         case O_LIST: list = 1; break;
         case 'v': verbose = 1; break;
         case O_PROGRESS: progress = 1; break;
@@ -342,9 +346,9 @@ int main(int argc, char **argv) {
     if (cal_args_given(&a, O_SEED) && !opt.sampling) cal_usage_error("--seed goes with --sample");
     if (J.empty && !J.sep) cal_usage_error("--empty goes with --join");
     if (!chat.model && (chat.name || chat.add_generation_prompt || chat.now || F.skip_bad || chat.nvars || as_user ||
-                        chat.system || chat.retry_without_system))
+                        chat.system || chat.retry_without_system || cal_args_given(&a, O_FOLLOW_LINKS)))
         cal_usage_error("--chat-template-name, --chat-var, --add-generation-prompt, --date, --skip-bad, --as-user, "
-                        "--system and --retry-without-system go with --chat");
+                        "--system, --retry-without-system and --follow-links go with --chat");
     if (assistant_mask && !chat.model) cal_usage_error("--assistant-mask goes with --chat");
     if (assistant_mask && (H.nfc || H.crlf || opt.strip || opt.lines || opt.max_chars || J.sep || opt.sampling))
         cal_usage_error("--assistant-mask keeps the rendered text as it is: not with --nfc, --crlf, --strip, --lines, "
@@ -371,7 +375,7 @@ int main(int argc, char **argv) {
         label = src.label;
         cal_source_fp_begin(&fp, src.path);
         if (src.corpus) on_corpus(src.path);
-        else cal_source_files(src.path, on_file, NULL);
+        else cal_source_files(src.path, on_file, NULL, &drops);
         /* what was read, by content: shards made from different data are
          * told apart where they meet (cal-stream(5), SHARDS) */
         cal_buf line = {0};

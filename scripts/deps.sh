@@ -6,7 +6,7 @@
 # Names the missing packages in one line and fails. Only with --install (make
 # deps, make setup) and as root does it run apt-get: a plain make never does.
 set -eu
-BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev liblzma-dev libbz2-dev"
+BUILD="gcc g++ make pkg-config libutf8proc-dev libsentencepiece-dev libzstd-dev libxxhash-dev zlib1g-dev libsnappy-dev libpcre2-dev libopenblas-dev libjansson-dev liblzma-dev libbz2-dev libgmp-dev"
 # python3-torch: the torch generator's reference (test_rng_peers.sh) and
 # dump-activations.py (test_hessian_torch.sh); both skip without it off Debian.
 # python3-jinja2: the chat-template reference (test_jinja.sh).

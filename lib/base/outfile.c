@@ -1,5 +1,14 @@
 /* outfile.c - atomic output files (temp + fsync + rename), cleanup of temp
- * files on error exits and signals, and write(2) with the EPIPE convention. */
+ * files on error exits and signals, and write(2) with the EPIPE convention.
+ *
+ * Signals: while a temp file exists, every signal that would end the
+ * program (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU under ulimit -t,
+ * SIGALRM, SIGUSR1/2, ..., and the faults SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGABRT) first removes the temp files and says on stderr what ended the
+ * program, then ends it as the signal would (a fault goes on to the handler
+ * there was before, AddressSanitizer's in SANITIZE builds). SIGXFSZ (a write
+ * past ulimit -f) is caught wherever the program writes: the write then
+ * fails with EFBIG, and the error path says so and removes the temp files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,10 +35,85 @@ void cal__remove_temps(void) {
         if (temps[i]) unlink(temps[i]);
 }
 
-static void on_signal(int sig) {
-    cal__remove_temps(); /* unlink is async-signal-safe */
+/* The signals that end a program, what they mean, and the actions there
+ * were before ours. */
+static const struct {
+    int sig;
+    const char *what;
+} fatal[] = {
+    {SIGINT, "interrupted (SIGINT)"},
+    {SIGTERM, "terminated (SIGTERM)"},
+    {SIGHUP, "hung up (SIGHUP)"},
+    {SIGQUIT, "quit (SIGQUIT)"},
+    {SIGXCPU, "out of CPU time (SIGXCPU: the ulimit -t limit)"},
+    {SIGALRM, "timed out (SIGALRM)"},
+    {SIGVTALRM, "timed out (SIGVTALRM)"},
+    {SIGPROF, "profiling timer expired (SIGPROF)"},
+    {SIGUSR1, "killed by SIGUSR1"},
+    {SIGUSR2, "killed by SIGUSR2"},
+    {SIGPIPE, "killed by SIGPIPE (a reader closed its pipe)"},
+    {SIGSEGV, "crashed (SIGSEGV)"},
+    {SIGBUS, "crashed (SIGBUS)"},
+    {SIGFPE, "crashed (SIGFPE)"},
+    {SIGILL, "crashed (SIGILL)"},
+    {SIGABRT, "aborted (SIGABRT)"},
+    {SIGSYS, "crashed (SIGSYS)"},
+    {SIGTRAP, "trapped (SIGTRAP)"},
+};
+#define NFATAL (sizeof fatal / sizeof fatal[0])
+static struct sigaction before[NFATAL];
+static volatile sig_atomic_t handling;
+
+static size_t add(char *b, size_t k, size_t cap, const char *s) {
+    while (*s && k + 1 < cap) b[k++] = *s++;
+    return k;
+}
+
+/* Removes the temp files, says so in one line (async-signal-safe: only
+ * write(2) and unlink(2)), then lets the signal end the program. */
+static void on_signal(int sig, siginfo_t *info, void *uctx) {
+    (void)uctx;
+    size_t i = 0;
+    while (i < NFATAL && fatal[i].sig != sig) i++;
+    if (!handling) {
+        handling = 1;
+        char line[1024];
+        size_t k = add(line, 0, sizeof line, cal_progname());
+        k = add(line, k, sizeof line, ": ");
+        k = add(line, k, sizeof line, i < NFATAL ? fatal[i].what : "killed by a signal");
+        int n = 0;
+        for (int t = 0; t < MAX_TEMPS; t++)
+            if (temps[t]) {
+                k = add(line, k, sizeof line, n++ ? ", " : "; removed the unfinished ");
+                k = add(line, k, sizeof line, temps[t]);
+                unlink(temps[t]);
+            }
+        k = add(line, k, sizeof line, "\n");
+        ssize_t w = write(2, line, k);
+        (void)w;
+    }
+    /* A fault of this program's own (si_code > 0: the kernel's) returns to
+     * run the faulting instruction again under the action there was before
+     * (AddressSanitizer's, in SANITIZE builds); a signal sent (kill, raise)
+     * is raised again with the default action. */
+    int fault = (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGSYS || sig == SIGTRAP) &&
+                info && info->si_code > 0;
+    if (fault && i < NFATAL) {
+        sigaction(sig, &before[i], NULL);
+        return;
+    }
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+static void on_xfsz(int sig) { (void)sig; } /* the write returns EFBIG instead */
+
+static void catch_xfsz(void) {
+    struct sigaction sa, old;
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_IGN) return; /* EFBIG already */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_xfsz;
+    sigaction(SIGXFSZ, &sa, NULL);
 }
 
 void cal__temp_register(const char *path) {
@@ -37,15 +121,17 @@ void cal__temp_register(const char *path) {
     if (!installed) {
         installed = 1;
         cal_atexit_cleanup(cal__remove_temps);
-        int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-        for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-            struct sigaction sa, old;
+        catch_xfsz();
+        for (size_t i = 0; i < NFATAL; i++) {
+            struct sigaction sa;
             /* An ignored signal stays ignored (nohup, `cmd &` in a script):
              * the handler would turn it into a kill. */
-            if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+            if (sigaction(fatal[i].sig, NULL, &before[i]) != 0 || before[i].sa_handler == SIG_IGN) continue;
             memset(&sa, 0, sizeof sa);
-            sa.sa_handler = on_signal;
-            sigaction(sigs[i], &sa, NULL);
+            sa.sa_sigaction = on_signal;
+            sa.sa_flags = SA_SIGINFO;
+            sigemptyset(&sa.sa_mask);
+            sigaction(fatal[i].sig, &sa, NULL);
         }
     }
     for (int i = 0; i < MAX_TEMPS; i++)
@@ -75,6 +161,7 @@ void cal__write_all(int fd, const void *p, size_t n, const char *name) {
                 cal__remove_temps();
                 _exit(0); /* downstream closed (| head): quiet success */
             }
+            if (errno == EFBIG) cal_die("%s: write error: the file size limit is reached (ulimit -f; SIGXFSZ)", name);
             cal_die("%s: write error: %s", name, strerror(errno));
         }
         c += k;
@@ -292,6 +379,7 @@ void cal__commit_out(int fd, const char *tmp, const char *final, const char *nam
 
 void cal__ignore_sigpipe(void) {
     signal(SIGPIPE, SIG_IGN);
+    catch_xfsz();
 }
 
 cal_file *cal_file_create(const char *path) {

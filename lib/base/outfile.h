@@ -24,7 +24,8 @@ void cal_file_commit(cal_file *f);
  * leaves none of them behind. */
 void cal_file_commit_all(cal_file **f, size_t n);
 
-/* Remove registered temp files (atomic outputs) on error exits and signals. */
+/* Remove registered temp files (atomic outputs) on error exits and on the
+ * signals that end a program (saying which ended it; see outfile.c). */
 void cal__temp_register(const char *path);
 void cal__temp_unregister(const char *path);
 /* Removes the registered temp files now; async-signal-safe (for a signal
@@ -41,6 +42,9 @@ int cal__open_out(const char *path, char **tmp_out, char **final_out);
 /* Closes fd; for a temp file fsyncs and renames it into place first. name
  * is the output's name for messages. */
 void cal__commit_out(int fd, const char *tmp, const char *final, const char *name);
+/* SIGPIPE ignored (EPIPE then ends the program quietly) and SIGXFSZ caught
+ * (a write past ulimit -f fails with EFBIG, which is reported): for stdout
+ * and outputs written in place. */
 void cal__ignore_sigpipe(void);
 
 #endif

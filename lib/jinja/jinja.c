@@ -116,8 +116,10 @@ int cal_jinja_render_spans(const cal_jinja *j, const json_t *vars, const cal_jin
     rt->ar.line = &rt->line;
     rt->ar.limit = opts && opts->max_memory ? opts->max_memory : (size_t)1 << 30;
     rt->max_output = opts && opts->max_output ? opts->max_output : (size_t)256 << 20;
-    rt->max_steps = opts && opts->max_steps ? opts->max_steps : 100000000ULL;
+    rt->ar.max_work = opts && opts->max_steps ? opts->max_steps : CAL_JINJA_BUDGET;
     rt->max_depth = opts && opts->max_depth ? opts->max_depth : 200;
+    rt->literal = opts ? opts->literal : NULL;
+    rt->literal_ctx = opts ? opts->literal_ctx : NULL;
     if (opts && opts->now) {
         rt->now = *opts->now;
     } else {
@@ -126,6 +128,7 @@ int cal_jinja_render_spans(const cal_jinja *j, const json_t *vars, const cal_jin
     }
     fix_tm(&rt->now);
     if (setjmp(rt->err.jb)) {
+        jj_gc_free(rt);
         jj_arena_free(&rt->ar);
         free(rt);
         if (spans) spans->n = spans0;
@@ -140,7 +143,9 @@ int cal_jinja_render_spans(const cal_jinja *j, const json_t *vars, const cal_jin
     if (vars) {
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)vars, k, v) jj_dict_sets(rt, &root->vars, k, jj_from_json(rt, v, 0));
+        size_t kn;
+        json_object_keylen_foreach((json_t *)vars, k, kn, v)
+            jj_dict_set(rt, &root->vars, jj_strn(rt, k, kn), jj_from_json(rt, v, 0));
     }
     jj_buf b = {0};
     rt->root_out = &b, rt->spans = spans;
@@ -153,6 +158,7 @@ int cal_jinja_render_spans(const cal_jinja *j, const json_t *vars, const cal_jin
             memcpy(spans->p + k, &v, 4);
         }
     if (b.n) cal_buf_add(out, b.p, b.n);
+    jj_gc_free(rt);
     jj_arena_free(&rt->ar);
     free(rt);
     return 0;

@@ -18,18 +18,28 @@
  * comparisons, truth). tests/jinja/ checks it against python3-jinja2 set up
  * as transformers sets it up, over real model templates.
  *
+ * Every built-in filter and test of jinja2 3.1 behaves as jinja2's
+ * (tests/jinja/grid.py checks each over every kind of value): random picks
+ * as Python's random.choice seeded 0 at the start of each render (jinja2's
+ * is unseeded, so no two of its runs agree). Integers are Python's:
+ * unbounded (up to 2^20 bits here), str() refused past 4300 digits; a
+ * negative number to a fractional power is a complex number; generator
+ * filters (select, map, ...) fail only when their result is consumed.
  * Not supported: template inheritance and inclusion (extends, block,
- * include, import), autoescape blocks, and the filters groupby, pprint,
- * random, striptags, urlencode, urlize, wordwrap, xmlattr, filesizeformat
- * (known names, so templates mentioning them load, but an error if run).
- * Integers are 64-bit (Python's are unbounded): overflow is an error.
- * Upper/lower-casing uses Unicode's simple mappings plus the common
- * one-to-many ones (ß, ligatures; Python has a few more).
+ * include, import, which need a loader transformers does not give) and
+ * autoescape blocks; format specs for complex numbers. Upper/lower-casing
+ * uses Unicode's simple mappings plus the common one-to-many ones (ß,
+ * ligatures; Python has a few more).
  *
  * Errors are one line, "NAME: line N: message"; for raise_exception the
- * message is exactly the template's text. Loops, recursion, output size and
+ * message is exactly the template's text. Work, recursion, output size and
  * memory are bounded (cal_jinja_opts), so no template can hang or exhaust
- * the machine. */
+ * the machine: the work budget counts loop iterations and calls, the
+ * elements filters and comparisons go through and the text built, copied,
+ * compared or searched (a unit per 256 bytes), so a render's time is
+ * bounded too (seconds for the default budget, whatever the template
+ * does), and the same render fails or succeeds on every machine. Each loop iteration releases
+ * the memory it used, but for what it stored outside itself. */
 #ifndef CAL_TEXT_JINJA_H
 #define CAL_TEXT_JINJA_H
 
@@ -42,6 +52,9 @@
 
 typedef struct cal_jinja cal_jinja;
 
+/* The default work budget of a render: 20 million units. */
+#define CAL_JINJA_BUDGET 20000000ULL
+
 typedef struct {
     /* strftime_now()'s time (local time, fields tm_year, tm_mon, tm_mday,
      * tm_hour, tm_min, tm_sec; weekday and day of year are derived);
@@ -49,8 +62,14 @@ typedef struct {
     const struct tm *now;
     size_t max_output;   /* bytes of output; 0: 256 MiB */
     size_t max_memory;   /* bytes of working memory; 0: 1 GiB */
-    uint64_t max_steps;  /* loop iterations and calls; 0: 100 million */
+    uint64_t max_steps;  /* the work budget (see above); 0: CAL_JINJA_BUDGET */
     int max_depth;       /* nested macro calls and values; 0: 200 */
+    /* Numbers jansson cannot hold (big ints, NaN, infinities, as Python's
+     * json.loads reads them: io/pyjson.h) arrive as string nodes: literal
+     * gives the JSON number text such a node stands for, NULL for a real
+     * string. NULL: no such nodes. */
+    const char *(*literal)(void *ctx, const json_t *node);
+    void *literal_ctx;
 } cal_jinja_opts;
 
 /* Parses the template src[0..n) (UTF-8). name is used in messages (the

@@ -81,6 +81,8 @@ static jj_val attribute(jj_rt *rt, jj_val obj, const char *name) {
     case JJ_LIST: case JJ_TUPLE:
         if (obj.flags & (JJ_GENERATOR | JJ_DICT_ITEMS | JJ_DICT_KEYS | JJ_DICT_VALUES))
             return jj_undefined;
+        if ((obj.flags & JJ_GROUP) && (!strcmp(name, "grouper") || !strcmp(name, "list")))
+            return obj.u.l->v[name[0] == 'l'];
         if (obj.t == JJ_LIST && listed(list_unsafe, name)) return unsafe(rt, obj, name);
         return bound(rt, obj, list_methods, name);
     case JJ_NS: {
@@ -194,14 +196,17 @@ static jj_str *need_str(jj_rt *rt, const char *what, jj_val v) {
 
 static int64_t need_int(jj_rt *rt, jj_val v) {
     if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
-    if (v.t != JJ_INT && v.t != JJ_BOOL)
+    if (!jj_is_int(v))
         jj_fail(rt, "TypeError: '%s' object cannot be interpreted as an integer", jj_type_name(v));
+    if (v.t == JJ_BIG) jj_fail(rt, "OverflowError: Python int too large to convert to C ssize_t");
     return v.u.i;
 }
 
-/* An optional start/end index: None or missing = default. */
+/* An optional start/end index: None or missing = default; Python clamps
+ * ints past the machine's (slice indices). */
 static int64_t opt_index(jj_rt *rt, const jj_val *args, size_t nargs, size_t i, int64_t dflt) {
     if (i >= nargs || args[i].t == JJ_NONE) return dflt;
+    if (args[i].t == JJ_BIG) return args[i].u.z->neg ? INT64_MIN : INT64_MAX;
     return need_int(rt, args[i]);
 }
 
@@ -216,7 +221,7 @@ static void arity(jj_rt *rt, const char *name, size_t nargs, size_t lo, size_t h
 static jj_val pad(jj_rt *rt, jj_str *s, int64_t width, int32_t fill, int how) {
     int64_t len = (int64_t)jj_str_len(s);
     if (width <= len) return jj_strv(s);
-    if ((uint64_t)width > rt->max_output) jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+    if ((uint64_t)width > rt->max_output) jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
     int64_t total = width - len, left = 0;
     if (how == 0) left = 0;                       /* ljust */
     else if (how == 1) left = total;              /* rjust */
@@ -260,7 +265,7 @@ static int affix(jj_rt *rt, jj_str *s, jj_val x, int64_t start, int64_t end, int
     if (start < 0) { start += len; if (start < 0) start = 0; }
     if (start > len) return 0;
     if (end - start < m) return 0;
-    size_t a = jj_str_off(s, (size_t)(suffix ? end - m : start));
+    size_t a = jj_str_off(rt, s, (size_t)(suffix ? end - m : start));
     return memcmp(s->s + a, x.u.s->s, x.u.s->n) == 0;
 }
 
@@ -314,136 +319,84 @@ static jj_val format_field_value(jj_rt *rt, const char *name, size_t nlen, size_
     return v;
 }
 
-/* Applies a format spec [[fill]align][sign][0][width][.precision][type] for
- * the common types (s, d, f, empty). */
-static void apply_spec(jj_rt *rt, jj_buf *out, jj_val v, const char *spec, size_t sn) {
-    if (sn == 0) {
-        jj_str_of(rt, out, v);
-        return;
+/* The end of a replacement field starting after s[i] == '{': the index of
+ * its '}' (nested braces in the spec counted), or n. */
+static size_t field_end(const char *s, size_t n, size_t i) {
+    int depth = 1;
+    for (size_t j = i; j < n; j++) {
+        if (s[j] == '{') depth++;
+        else if (s[j] == '}' && --depth == 0) return j;
     }
-    int32_t fill = ' ';
-    char align = 0, sign = 0, type = 0;
-    int64_t width = -1, prec = -1;
-    size_t i = 0;
-    size_t k = 0;
-    int32_t first = sn ? jj_u8_next(spec, sn, &k) : 0;
-    if (k < sn && (spec[k] == '<' || spec[k] == '>' || spec[k] == '^' || spec[k] == '=')) {
-        fill = first;
-        align = spec[k];
-        i = k + 1;
-    } else if (sn && (spec[0] == '<' || spec[0] == '>' || spec[0] == '^' || spec[0] == '=')) {
-        align = spec[0];
-        i = 1;
+    return n;
+}
+
+static void str_format_into(jj_rt *rt, jj_buf *out, const char *s, size_t n, const jj_val *args, size_t nargs,
+                            const char *const *kwnames, const jj_val *kwvals, size_t nkw, size_t *autoidx,
+                            int depth);
+
+/* One replacement field f[0..fl): name, !conversion, :spec (itself a
+ * template of fields, one level deep as Python's Formatter allows). */
+static void format_field(jj_rt *rt, jj_buf *out, const char *f, size_t fl, const jj_val *args, size_t nargs,
+                         const char *const *kwnames, const jj_val *kwvals, size_t nkw, size_t *autoidx, int depth) {
+    size_t nl = 0;
+    while (nl < fl && f[nl] != '!' && f[nl] != ':') nl++;
+    jj_val v = format_field_value(rt, f, nl, autoidx, args, nargs, kwnames, kwvals, nkw);
+    size_t p = nl;
+    if (p < fl && f[p] == '!') {
+        if (p + 1 >= fl) jj_fail(rt, "ValueError: end of string while looking for conversion specifier");
+        char conv = f[p + 1];
+        if (p + 2 < fl && f[p + 2] != ':') jj_fail(rt, "ValueError: expected ':' after conversion specifier");
+        jj_buf cb = {0};
+        if (conv == 'r') jj_repr_of(rt, &cb, v);
+        else if (conv == 'a') jj_ascii_of(rt, &cb, v);
+        else if (conv == 's') jj_str_of(rt, &cb, v);
+        else jj_fail(rt, "ValueError: Unknown conversion specifier %c", conv);
+        v = jj_strv(jj_str_buf(rt, &cb));
+        p += 2;
     }
-    if (i < sn && (spec[i] == '+' || spec[i] == '-' || spec[i] == ' ')) sign = spec[i++];
-    if (i < sn && spec[i] == '0') {
-        if (!align) { fill = '0'; align = '='; }
-        i++;
+    if (p < fl) p++; /* ':' */
+    const char *spec = f + p;
+    size_t sn = fl - p;
+    if (memchr(spec, '{', sn)) {
+        if (depth >= 1) jj_fail(rt, "ValueError: Max string recursion exceeded");
+        jj_buf sb = {0};
+        str_format_into(rt, &sb, spec, sn, args, nargs, kwnames, kwvals, nkw, autoidx, depth + 1);
+        spec = sb.p ? sb.p : "";
+        sn = sb.n;
     }
-    if (i < sn && spec[i] >= '0' && spec[i] <= '9') {
-        width = 0;
-        while (i < sn && spec[i] >= '0' && spec[i] <= '9') width = width * 10 + (spec[i++] - '0');
-        if (width > 1000000) jj_fail(rt, "ValueError: Too many decimal digits in format string");
-    }
-    if (i < sn && spec[i] == '.') {
-        i++;
-        prec = 0;
-        while (i < sn && spec[i] >= '0' && spec[i] <= '9') prec = prec * 10 + (spec[i++] - '0');
-        if (prec > 1000) jj_fail(rt, "ValueError: precision too big");
-    }
-    if (i < sn) type = spec[i++];
-    if (i != sn) jj_fail(rt, "ValueError: Invalid format specifier '%.*s'", (int)sn, spec);
-    jj_buf body = {0};
-    int numeric = 0;
-    if (v.t == JJ_STR && (type == 0 || type == 's')) {
-        if (sign) jj_fail(rt, "ValueError: Sign not allowed in string format specifier");
-        jj_str *s = v.u.s;
-        if (prec >= 0 && (size_t)prec < jj_str_len(s)) s = jj_s_slice(rt, s, 0, 0, 1, prec, 1);
-        jj_buf_add(rt, &body, s->s, s->n);
-        if (!align) align = '<';
-    } else if ((v.t == JJ_INT || v.t == JJ_BOOL) && (type == 0 || type == 'd') && prec < 0) {
-        numeric = 1;
-        if (sign == '+' && v.u.i >= 0) jj_buf_addc(rt, &body, '+');
-        else if (sign == ' ' && v.u.i >= 0) jj_buf_addc(rt, &body, ' ');
-        jj_buf_addf(rt, &body, "%lld", (long long)v.u.i);
-    } else if (jj_is_num(v) && (type == 'f' || type == 'F' || (type == 0 && v.t == JJ_FLOAT && prec < 0))) {
-        numeric = 1;
-        double f = jj_num(v);
-        if (sign == '+' && !(f < 0)) jj_buf_addc(rt, &body, '+');
-        else if (sign == ' ' && !(f < 0)) jj_buf_addc(rt, &body, ' ');
-        if (type == 0) jj_float_repr(rt, &body, f);
-        else if (f != f) jj_buf_adds(rt, &body, type == 'F' ? "NAN" : "nan");
-        else if (f == 1.0 / 0.0 || f == -1.0 / 0.0) jj_buf_adds(rt, &body, f < 0 ? (type == 'F' ? "-INF" : "-inf") : (type == 'F' ? "INF" : "inf"));
-        else {
-            char *t = jj_alloc(&rt->ar, 330 + (size_t)(prec < 0 ? 6 : prec));
-            sprintf(t, "%.*f", (int)(prec < 0 ? 6 : prec), f);
-            jj_buf_adds(rt, &body, t);
+    jj_format_spec(rt, out, v, spec, sn);
+}
+
+static void str_format_into(jj_rt *rt, jj_buf *out, const char *s, size_t n, const jj_val *args, size_t nargs,
+                            const char *const *kwnames, const jj_val *kwvals, size_t nkw, size_t *autoidx,
+                            int depth) {
+    for (size_t i = 0; i < n;) {
+        char c = s[i];
+        if (c == '}') {
+            if (i + 1 < n && s[i + 1] == '}') { jj_buf_addc(rt, out, '}'); i += 2; continue; }
+            jj_fail(rt, "ValueError: Single '}' encountered in format string");
         }
-    } else {
-        jj_fail(rt, "ValueError: format spec '%.*s' is not supported for %s", (int)sn, spec,
-                jj_type_name(v));
+        if (c != '{') {
+            size_t j = i;
+            while (j < n && s[j] != '{' && s[j] != '}') j++;
+            jj_buf_add(rt, out, s + i, j - i);
+            i = j;
+            continue;
+        }
+        if (i + 1 < n && s[i + 1] == '{') { jj_buf_addc(rt, out, '{'); i += 2; continue; }
+        size_t j = field_end(s, n, i + 1);
+        if (j >= n) jj_fail(rt, i + 1 >= n ? "ValueError: Single '{' encountered in format string"
+                                           : "ValueError: expected '}' before end of string");
+        format_field(rt, out, s + i + 1, j - i - 1, args, nargs, kwnames, kwvals, nkw, autoidx, depth);
+        i = j + 1;
     }
-    if (!align) align = numeric ? '>' : '<';
-    int64_t len = 0;
-    for (size_t q = 0; q < body.n; q++) len += ((unsigned char)body.p[q] & 0xC0) != 0x80;
-    int64_t padn = width > len ? width - len : 0;
-    int64_t left = align == '>' ? padn : align == '^' ? padn / 2 : 0;
-    size_t signlen = 0;
-    if (align == '=' && body.n && (body.p[0] == '-' || body.p[0] == '+' || body.p[0] == ' ')) signlen = 1;
-    if (align == '=') {
-        jj_buf_add(rt, out, body.p, signlen);
-        for (int64_t q = 0; q < padn; q++) jj_u8_put(rt, out, fill);
-        jj_buf_add(rt, out, body.p + signlen, body.n - signlen);
-        return;
-    }
-    for (int64_t q = 0; q < left; q++) jj_u8_put(rt, out, fill);
-    jj_buf_add(rt, out, body.p, body.n);
-    for (int64_t q = left; q < padn; q++) jj_u8_put(rt, out, fill);
 }
 
 static jj_val str_format(jj_rt *rt, jj_str *fmt, const jj_val *args, size_t nargs,
                          const char *const *kwnames, const jj_val *kwvals, size_t nkw) {
     jj_buf out = {0};
     size_t autoidx = 0;
-    const char *s = fmt->s;
-    size_t n = fmt->n;
-    for (size_t i = 0; i < n;) {
-        char c = s[i];
-        if (c == '}') {
-            if (i + 1 < n && s[i + 1] == '}') { jj_buf_addc(rt, &out, '}'); i += 2; continue; }
-            jj_fail(rt, "ValueError: Single '}' encountered in format string");
-        }
-        if (c != '{') { jj_buf_addc(rt, &out, c); i++; continue; }
-        if (i + 1 < n && s[i + 1] == '{') { jj_buf_addc(rt, &out, '{'); i += 2; continue; }
-        size_t j = i + 1;
-        int depth = 1;
-        while (j < n && depth) {
-            if (s[j] == '{') depth++;
-            else if (s[j] == '}') depth--;
-            if (depth) j++;
-        }
-        if (j >= n) jj_fail(rt, "ValueError: expected '}' before end of string");
-        const char *f = s + i + 1;
-        size_t fl = j - i - 1, nl = 0;
-        while (nl < fl && f[nl] != '!' && f[nl] != ':') nl++;
-        jj_val v = format_field_value(rt, f, nl, &autoidx, args, nargs, kwnames, kwvals, nkw);
-        size_t p = nl;
-        if (p < fl && f[p] == '!') {
-            if (p + 1 >= fl) jj_fail(rt, "ValueError: end of string while looking for conversion specifier");
-            char conv = f[p + 1];
-            jj_buf cb = {0};
-            if (conv == 'r' || conv == 'a') jj_repr_of(rt, &cb, v);
-            else if (conv == 's') jj_str_of(rt, &cb, v);
-            else jj_fail(rt, "ValueError: Unknown conversion specifier %c", conv);
-            v = jj_strv(jj_str_buf(rt, &cb));
-            p += 2;
-        }
-        if (p < fl && f[p] != ':') jj_fail(rt, "ValueError: expected ':' after conversion specifier");
-        if (p < fl) p++;
-        if (memchr(f + p, '{', fl - p)) jj_fail(rt, "ValueError: nested format specs are not supported");
-        apply_spec(rt, &out, v, f + p, fl - p);
-        i = j + 1;
-    }
+    str_format_into(rt, &out, fmt->s, fmt->n, args, nargs, kwnames, kwvals, nkw, &autoidx, 0);
     return jj_strv(jj_str_buf(rt, &out));
 }
 
@@ -519,12 +472,12 @@ static jj_val str_method(jj_rt *rt, jj_func *fn, jj_str *s, const jj_val *a, siz
         return jj_strv(jj_str_buf(rt, &b));
     }
     case JF_S_FORMAT: return str_format(rt, s, a, na, kwn, kwv, nkw);
-    case JF_S_ISALNUM: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_pred(s, jj_isalnum_cp));
-    case JF_S_ISALPHA: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_pred(s, jj_isalpha_cp));
-    case JF_S_ISDIGIT: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_pred(s, jj_isdigit_cp));
-    case JF_S_ISSPACE: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_pred(s, jj_isspace));
-    case JF_S_ISLOWER: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_cased(s, 0));
-    case JF_S_ISUPPER: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_cased(s, 1));
+    case JF_S_ISALNUM: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_pred(rt, s, jj_isalnum_cp));
+    case JF_S_ISALPHA: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_pred(rt, s, jj_isalpha_cp));
+    case JF_S_ISDIGIT: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_pred(rt, s, jj_isdigit_cp));
+    case JF_S_ISSPACE: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_pred(rt, s, jj_isspace));
+    case JF_S_ISLOWER: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_cased(rt, s, 0));
+    case JF_S_ISUPPER: arity(rt, name, na, 0, 0, nkw); return jj_bool(jj_s_cased(rt, s, 1));
     case JF_S_LJUST: case JF_S_RJUST: case JF_S_CENTER:
         arity(rt, name, na, 1, 2, nkw);
         return pad(rt, s, need_int(rt, a[0]), fillchar(rt, a, na, 1),
@@ -533,7 +486,7 @@ static jj_val str_method(jj_rt *rt, jj_func *fn, jj_str *s, const jj_val *a, siz
         arity(rt, name, na, 1, 1, nkw);
         int64_t w = need_int(rt, a[0]), len = (int64_t)jj_str_len(s);
         if (w <= len) return jj_strv(s);
-        if ((uint64_t)w > rt->max_output) jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+        if ((uint64_t)w > rt->max_output) jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
         jj_buf b = {0};
         size_t at = 0;
         if (s->n && (s->s[0] == '+' || s->s[0] == '-')) { jj_buf_addc(rt, &b, s->s[0]); at = 1; }
@@ -549,7 +502,7 @@ static jj_val str_method(jj_rt *rt, jj_func *fn, jj_str *s, const jj_val *a, siz
         int64_t at = jj_s_find(rt, s, sep, 0, INT64_MAX, right);
         jj_val e = jj_cstr(rt, "");
         if (at < 0) return right ? tuple3(rt, e, e, jj_strv(s)) : tuple3(rt, jj_strv(s), e, e);
-        size_t o = jj_str_off(s, (size_t)at);
+        size_t o = jj_str_off(rt, s, (size_t)at);
         return tuple3(rt, jj_strn(rt, s->s, o), jj_strv(sep),
                       jj_strn(rt, s->s + o + sep->n, s->n - o - sep->n));
     }
@@ -571,21 +524,42 @@ static jj_val str_method(jj_rt *rt, jj_func *fn, jj_str *s, const jj_val *a, siz
 jj_val jj_range(jj_rt *rt, const jj_val *args, size_t nargs) {
     if (nargs < 1 || nargs > 3)
         jj_fail(rt, "TypeError: range expected at most 3 arguments, got %zu", nargs);
-    int64_t start = 0, stop, step = 1;
-    if (nargs == 1) stop = need_int(rt, args[0]);
-    else {
-        start = need_int(rt, args[0]);
-        stop = need_int(rt, args[1]);
-        if (nargs == 3) step = need_int(rt, args[2]);
+    jj_val start = jj_int(0), stop, step = jj_int(1);
+    for (size_t i = 0; i < nargs; i++) {
+        if (args[i].t == JJ_UNDEF) jj_undef_fail(rt, args[i]);
+        if (!jj_is_int(args[i]))
+            jj_fail(rt, "TypeError: '%s' object cannot be interpreted as an integer", jj_type_name(args[i]));
     }
-    if (step == 0) jj_fail(rt, "ValueError: range() arg 3 must not be zero");
+    if (nargs == 1) stop = args[0];
+    else {
+        start = args[0];
+        stop = args[1];
+        if (nargs == 3) step = args[2];
+    }
+    if (start.t == JJ_BOOL) start = jj_int(start.u.i);
+    if (stop.t == JJ_BOOL) stop = jj_int(stop.u.i);
+    if (step.t == JJ_BOOL) step = jj_int(step.u.i);
+    int sg = jj_int_sign(step);
+    if (sg == 0) jj_fail(rt, "ValueError: range() arg 3 must not be zero");
+    /* its length, as the sandbox measures it before anything is made */
     int64_t n = 0;
-    if (step > 0 && start < stop) n = (int64_t)(((__int128)stop - start - 1) / step + 1);
-    if (step < 0 && start > stop) n = (int64_t)(((__int128)start - stop - 1) / (-(__int128)step) + 1);
+    jj_val span = sg > 0 ? jj_int_sub(rt, stop, start) : jj_int_sub(rt, start, stop);
+    if (jj_int_sign(span) > 0) {
+        jj_val len, st = sg > 0 ? step : jj_int_neg(rt, step);
+        jj_int_divmod(rt, jj_int_add(rt, span, jj_int_sub(rt, st, jj_int(1))), st, &len, NULL);
+        if (!jj_int_to_i64(len, &n) || n > 100000) n = 100001;
+    }
     if (n > 100000)
         jj_fail(rt, "OverflowError: Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
     jj_list *l = jj_list_new(rt, (size_t)n);
-    for (int64_t i = 0; i < n; i++) l->v[i] = jj_int(start + i * step);
+    int64_t a, d;
+    int small = jj_int_to_i64(start, &a) && jj_int_to_i64(step, &d) && jj_int_to_i64(stop, &d) &&
+                jj_int_to_i64(step, &d);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x;
+        if (small && !__builtin_mul_overflow(i, d, &x) && !__builtin_add_overflow(a, x, &x)) l->v[i] = jj_int(x);
+        else l->v[i] = jj_int_add(rt, start, jj_int_mul(rt, jj_int(i), step));
+    }
     l->r[0] = start;
     l->r[1] = stop;
     l->r[2] = step;
@@ -739,6 +713,7 @@ jj_val jj_call_func(jj_rt *rt, jj_func *f, const jj_val *a, size_t na, const cha
         jj_val t = jj_listv(l, 1);
         jj_loop *lp = f->self.u.lp;
         if (lp->has_changed && jj_eq(rt, lp->last_changed, t)) return jj_bool(0);
+        if (rt->nframes) jj_gc_written(rt, JJ_LOOP, lp, 0);
         lp->last_changed = t;
         lp->has_changed = 1;
         return jj_bool(1);
@@ -775,6 +750,7 @@ jj_val jj_call_func(jj_rt *rt, jj_func *f, const jj_val *a, size_t na, const cha
     case JF_L_COUNT: {
         arity(rt, "count", na, 1, 1, nkw);
         int64_t k = 0;
+        jj_charge(&rt->ar, f->self.u.l->n);
         for (size_t i = 0; i < f->self.u.l->n; i++) k += jj_eq(rt, f->self.u.l->v[i], a[0]);
         return jj_int(k);
     }
@@ -785,7 +761,7 @@ jj_val jj_call_func(jj_rt *rt, jj_func *f, const jj_val *a, size_t na, const cha
         if (start < 0) { start += n; if (start < 0) start = 0; }
         if (end < 0) { end += n; if (end < 0) end = 0; }
         for (int64_t i = start; i < end && i < n; i++)
-            if (jj_eq(rt, f->self.u.l->v[i], a[0])) return jj_int(i);
+            if (jj_charge(&rt->ar, 1), jj_eq(rt, f->self.u.l->v[i], a[0])) return jj_int(i);
         jj_fail(rt, "ValueError: value is not in list");
     }
     default:

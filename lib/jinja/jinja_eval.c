@@ -16,6 +16,7 @@ static jj_scope *child(jj_rt *rt, jj_scope *parent) {
     jj_scope *s = jj_alloc(&rt->ar, sizeof *s);
     memset(s, 0, sizeof *s);
     s->parent = parent;
+    s->vars.epoch = rt->epoch;
     return s;
 }
 
@@ -259,14 +260,17 @@ static jj_val slice(jj_rt *rt, jj_val obj, const jj_node *s, jj_scope *sc) {
         if (!s->k1.v[i]) continue;
         jj_val v = eval(rt, s->k1.v[i], sc);
         if (v.t == JJ_NONE) continue;
-        if (v.t != JJ_INT && v.t != JJ_BOOL) {
+        if (!jj_is_int(v)) {
             if (obj.t == JJ_UNDEF) jj_undef_fail(rt, obj);
             if (obj.t == JJ_STR || obj.t == JJ_LIST || obj.t == JJ_TUPLE)
                 jj_fail(rt, "TypeError: slice indices must be integers or None or have an __index__ method");
             return jj_undef_hint(rt, "slice of an unsliceable object");
         }
         has[i] = 1;
-        x[i] = v.u.i;
+        /* Python clamps indices past the machine's to its range */
+        if (v.t == JJ_BIG) x[i] = v.u.z->neg ? INT64_MIN : INT64_MAX;
+        else x[i] = v.u.i;
+        if (i == 2 && x[i] < -INT64_MAX) x[i] = -INT64_MAX;
     }
     if (obj.t == JJ_UNDEF) jj_undef_fail(rt, obj);
     if (has[2] && x[2] == 0) {
@@ -289,9 +293,9 @@ static jj_val slice(jj_rt *rt, jj_val obj, const jj_node *s, jj_scope *sc) {
         if (obj.flags & JJ_RANGE) {
             /* a range's slice is a range: range(a + i*s, a + j*s, s*t) */
             v.flags = JJ_RANGE;
-            r->r[0] = l->r[0] + start * l->r[2];
-            r->r[1] = l->r[0] + stop * l->r[2];
-            r->r[2] = l->r[2] * x[2];
+            r->r[0] = jj_int_add(rt, l->r[0], jj_int_mul(rt, jj_int(start), l->r[2]));
+            r->r[1] = jj_int_add(rt, l->r[0], jj_int_mul(rt, jj_int(stop), l->r[2]));
+            r->r[2] = jj_int_mul(rt, l->r[2], jj_int(x[2]));
         }
         return v;
     }
@@ -302,9 +306,10 @@ static jj_val slice(jj_rt *rt, jj_val obj, const jj_node *s, jj_scope *sc) {
 static jj_val neg_pos(jj_rt *rt, jj_val v, int neg) {
     if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
     if (v.t == JJ_FLOAT) return jj_float(neg ? -v.u.f : v.u.f);
-    if (v.t == JJ_INT || v.t == JJ_BOOL) {
-        if (!neg) return jj_int(v.u.i);
-        if (v.u.i == INT64_MIN) jj_fail(rt, "OverflowError: integer too large");
+    if (v.t == JJ_COMPLEX) return neg ? jj_complex_new(rt, -v.u.c->re, -v.u.c->im) : v;
+    if (jj_is_int(v)) {
+        if (!neg) return v.t == JJ_BOOL ? jj_int(v.u.i) : v;
+        if (v.t == JJ_BIG || v.u.i == INT64_MIN) return jj_int_neg(rt, v);
         return jj_int(-v.u.i);
     }
     jj_fail(rt, "TypeError: bad operand type for unary %c: '%s'", neg ? '-' : '+', jj_type_name(v));
@@ -378,7 +383,7 @@ static jj_val eval(jj_rt *rt, const jj_node *n, jj_scope *sc) {
     case N_BINOP: {
         jj_val a = eval(rt, n->a, sc), b = eval(rt, n->b, sc);
         rt->line = n->line;
-        if (n->op == OP_MOD && a.t == JJ_STR) return jj_percent_format(rt, a.u.s, b);
+        if (n->op == OP_MOD && a.t == JJ_STR) return jj_percent_format(rt, a, b);
         return jj_binop(rt, n->op, a, b);
     }
     case N_AND: {
@@ -440,20 +445,25 @@ static jj_val eval(jj_rt *rt, const jj_node *n, jj_scope *sc) {
 /* ---- statements ---- */
 
 static flow run_loop(jj_rt *rt, const jj_node *n, jj_list *items, jj_scope *sc, jj_buf *out, int depth0) {
+    jj_loop_begin(rt);
     if (n->c) {
         /* for x in y if test: the test sees the target, not this loop */
         jj_list *kept = jj_list_new(rt, 0);
         size_t cap = 0;
         for (size_t i = 0; i < items->n; i++) {
             jj_step(rt);
+            jj_frame_begin(rt, NULL);
             jj_scope *ts = child(rt, sc);
             assign(rt, n->a, items->v[i], ts);
-            if (jj_truthy(eval(rt, n->c, ts))) jj_list_push(rt, kept, &cap, items->v[i]);
+            int keep = jj_truthy(eval(rt, n->c, ts));
+            jj_frame_end(rt);
+            if (keep) jj_list_push(rt, kept, &cap, items->v[i]);
         }
         items = kept;
     }
     jj_loop *lp = jj_alloc(&rt->ar, sizeof *lp);
     memset(lp, 0, sizeof *lp);
+    lp->epoch = rt->epoch;
     lp->items = items;
     lp->depth0 = depth0;
     lp->node = (jj_node *)n;
@@ -466,14 +476,19 @@ static flow run_loop(jj_rt *rt, const jj_node *n, jj_list *items, jj_scope *sc, 
     for (size_t i = 0; i < items->n; i++) {
         jj_step(rt);
         lp->i = i;
+        /* what the iteration allocates is released at its end (jinja_gc.c) */
+        jj_frame_begin(rt, out);
         jj_scope *it = child(rt, sc);
         set_var(rt, it, "loop", lv);
         rt->line = n->line;
         assign(rt, n->a, items->v[i], it);
         flow f = exec_body(rt, n->k1, it, out);
+        jj_frame_end(rt);
         if (f == FLOW_BREAK) break;
         if (f == FLOW_NORMAL) completed = 1;
+        if (lp->consumed) break;
     }
+    jj_loop_end(rt);
     if (!completed && n->k2.n) return exec_body(rt, n->k2, child(rt, sc), out);
     return FLOW_NORMAL;
 }

@@ -3,34 +3,32 @@
  * argument names and defaults, the same handling of Undefined, generators
  * where Jinja returns generators (select, map, unique, items, ...). */
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "base/pyrandom.h"
 #include "jinja/jinja_int.h"
 
 enum {
     F_ABS, F_ATTR, F_BATCH, F_CAPITALIZE, F_CENTER, F_COUNT, F_D, F_DEFAULT, F_DICTSORT, F_E,
-    F_ESCAPE, F_FIRST, F_FLOAT, F_FORCEESCAPE, F_FORMAT, F_INDENT, F_INT, F_ITEMS, F_JOIN,
-    F_LAST, F_LENGTH, F_LIST, F_LOWER, F_MAP, F_MAX, F_MIN, F_REJECT, F_REJECTATTR,
-    F_REPLACE, F_REVERSE, F_ROUND, F_SAFE, F_SELECT, F_SELECTATTR, F_SLICE, F_SORT,
-    F_STRING, F_SUM, F_TITLE, F_TOJSON, F_TRIM, F_TRUNCATE, F_UNIQUE, F_UPPER, F_WORDCOUNT,
-    /* Jinja filters calkit does not implement: known, so templates that
-     * only mention them still load, but an error when called. */
-    F_UNSUPPORTED
+    F_ESCAPE, F_FILESIZEFORMAT, F_FIRST, F_FLOAT, F_FORCEESCAPE, F_FORMAT, F_GROUPBY, F_INDENT, F_INT,
+    F_ITEMS, F_JOIN, F_LAST, F_LENGTH, F_LIST, F_LOWER, F_MAP, F_MAX, F_MIN, F_PPRINT, F_RANDOM, F_REJECT,
+    F_REJECTATTR, F_REPLACE, F_REVERSE, F_ROUND, F_SAFE, F_SELECT, F_SELECTATTR, F_SLICE, F_SORT,
+    F_STRING, F_STRIPTAGS, F_SUM, F_TITLE, F_TOJSON, F_TRIM, F_TRUNCATE, F_UNIQUE, F_UPPER, F_URLENCODE,
+    F_URLIZE, F_WORDCOUNT, F_WORDWRAP, F_XMLATTR
 };
 
+/* Every built-in filter of jinja2 3.1 (and transformers' tojson). */
 static const char *const filter_names[] = {
     "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e",
-    "escape", "first", "float", "forceescape", "format", "indent", "int", "items", "join",
-    "last", "length", "list", "lower", "map", "max", "min", "reject", "rejectattr",
-    "replace", "reverse", "round", "safe", "select", "selectattr", "slice", "sort",
-    "string", "sum", "title", "tojson", "trim", "truncate", "unique", "upper", "wordcount",
-    NULL};
-static const char *const unsupported_filters[] = {
-    "filesizeformat", "groupby", "pprint", "random", "striptags", "urlencode", "urlize",
-    "wordwrap", "xmlattr", NULL};
+    "escape", "filesizeformat", "first", "float", "forceescape", "format", "groupby", "indent", "int",
+    "items", "join", "last", "length", "list", "lower", "map", "max", "min", "pprint", "random", "reject",
+    "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "slice", "sort",
+    "string", "striptags", "sum", "title", "tojson", "trim", "truncate", "unique", "upper", "urlencode",
+    "urlize", "wordcount", "wordwrap", "xmlattr", NULL};
 
 enum {
     TT_BOOLEAN, TT_CALLABLE, TT_DEFINED, TT_DIVISIBLEBY, TT_EQ, TT_EQUALTO, TT_EQ_OP, TT_ESCAPED,
@@ -52,11 +50,7 @@ static int lookup(const char *const *names, const char *name) {
     return -1;
 }
 
-int jj_filter_id(const char *name) {
-    int i = lookup(filter_names, name);
-    if (i >= 0) return i;
-    return lookup(unsupported_filters, name) >= 0 ? F_UNSUPPORTED : -1;
-}
+int jj_filter_id(const char *name) { return lookup(filter_names, name); }
 
 int jj_test_id(const char *name) { return lookup(test_names, name); }
 
@@ -66,6 +60,13 @@ static jj_val gen(jj_list *l) {
     jj_val v = jj_listv(l, 0);
     v.flags = JJ_GENERATOR;
     return v;
+}
+
+/* The list a generator filter builds, registered so that an error while it
+ * is built leaves the items made before it (see jj_call_filter). */
+static jj_list *lazy_out(jj_rt *rt, jj_list *l) {
+    if (rt->lazy) *rt->lazy = l;
+    return l;
 }
 
 static jj_val markup(jj_str *s) {
@@ -88,8 +89,9 @@ static jj_val keep_markup(jj_val from, jj_str *s) {
 
 static int64_t need_int(jj_rt *rt, jj_val v) {
     if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
-    if (v.t != JJ_INT && v.t != JJ_BOOL)
+    if (!jj_is_int(v))
         jj_fail(rt, "TypeError: '%s' object cannot be interpreted as an integer", jj_type_name(v));
+    if (v.t == JJ_BIG) jj_fail(rt, "OverflowError: Python int too large to convert to C ssize_t");
     return v.u.i;
 }
 
@@ -109,7 +111,7 @@ static jj_val attr_path(jj_rt *rt, jj_val item, jj_val attribute, jj_val dflt, i
         int digits = z > a;
         for (size_t i = a; i < z; i++) digits &= s->s[i] >= '0' && s->s[i] <= '9';
         jj_val key;
-        if (digits && z - a < 19) key = jj_int(strtoll(s->s + a, NULL, 10));
+        if (digits) key = jj_int_parse(rt, s->s + a, z - a, 10, 0);
         else key = jj_strn(rt, s->s + a, z - a);
         item = jj_getitem(rt, item, key);
         if (has_dflt && dflt.t != JJ_NONE && item.t == JJ_UNDEF) item = dflt;
@@ -125,10 +127,12 @@ static jj_val ignore_case(jj_rt *rt, jj_val v) {
 }
 
 /* Sorting by precomputed keys: elements are (key, item) pairs. */
+/* Python's sorted() compares with < alone: None < None and Undefined <
+ * Undefined fail even where the values are equal. */
 static int cmp_key(jj_rt *rt, const jj_val *a, const jj_val *b, void *ctx) {
     int rev = *(int *)ctx;
-    if (jj_eq(rt, a[0], b[0])) return 0;
     int c = jj_cmp(rt, a[0], b[0]);
+    if (c == 2) return 0; /* NaN: not less either way */
     return rev ? -c : c;
 }
 
@@ -184,8 +188,9 @@ static int parse_float(jj_str *t, double *out) {
     return *end == 0;
 }
 
-/* Python's int(str, base) of a string already stripped of whitespace. */
-static int parse_int(jj_str *s, int64_t base, int64_t *out, int *overflow) {
+/* Python's int(str, base) of a string already stripped of whitespace:
+ * 1 with *out, or 0 when it is not an int literal of that base. */
+static int parse_int(jj_rt *rt, jj_str *s, int64_t base, jj_val *out) {
     size_t a = 0, z = s->n;
     int neg = 0;
     if (a < z && (s->s[a] == '+' || s->s[a] == '-')) neg = s->s[a++] == '-';
@@ -195,10 +200,16 @@ static int parse_int(jj_str *s, int64_t base, int64_t *out, int *overflow) {
             int pb = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
             if (pb && (base == 0 || base == pb)) { base = pb; a += 2; if (a < z && s->s[a] == '_') a++; }
         }
-        if (base == 0) base = 10;
+        if (base == 0) {
+            /* base 0: a decimal literal has no leading zeros (but 0, 00, 0_0) */
+            int zeros = 1;
+            for (size_t i = a; i < z; i++) zeros &= s->s[i] == '0' || s->s[i] == '_';
+            if (z - a > 1 && s->s[a] == '0' && !zeros) return 0;
+            base = 10;
+        }
     }
     if (a >= z) return 0;
-    uint64_t v = 0;
+    jj_buf d = {0};
     char prev = '_';
     for (size_t i = a; i < z; i++) {
         char c = s->s[i];
@@ -207,14 +218,12 @@ static int parse_int(jj_str *s, int64_t base, int64_t *out, int *overflow) {
             prev = c;
             continue;
         }
-        int d = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'z' ? (c | 32) - 'a' + 10 : 99;
-        if (d >= base) return 0;
-        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) *overflow = 1;
-        v = v * (uint64_t)base + (uint64_t)d;
+        int v = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'z' ? (c | 32) - 'a' + 10 : 99;
+        if (v >= base) return 0;
+        jj_buf_addc(rt, &d, c);
         prev = c;
     }
-    if (v > (uint64_t)INT64_MAX + (uint64_t)neg) *overflow = 1;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    *out = jj_int_parse(rt, d.p, d.n, (int)base, neg);
     return 1;
 }
 
@@ -237,6 +246,7 @@ static double round_float(double x, int64_t nd) {
 
 static jj_val do_round(jj_rt *rt, jj_val v, jj_val prec_v, int has_prec, jj_val method) {
     int64_t prec = has_prec ? need_int(rt, prec_v) : 0;
+    (void)0;
     const char *m = "common";
     if (method.t == JJ_STR) m = method.u.s->s;
     else if (method.t != JJ_UNDEF) m = "?";
@@ -246,20 +256,10 @@ static jj_val do_round(jj_rt *rt, jj_val v, jj_val prec_v, int has_prec, jj_val 
     if (!jj_is_num(v)) jj_fail(rt, "TypeError: type %s doesn't define __round__ method", jj_type_name(v));
     if (!strcmp(m, "common")) {
         if (v.t == JJ_FLOAT) return jj_float(round_float(v.u.f, prec));
-        int64_t x = v.u.i;
-        if (prec >= 0) return jj_int(x);
-        if (prec < -18) return jj_int(0);
-        int64_t p = 1;
-        for (int64_t i = 0; i < -prec; i++) p *= 10;
-        int64_t q = x / p, r = x % p;
-        if (r < 0) { q -= 1; r += p; }
-        if (2 * r > p || (2 * r == p && (q & 1))) q += 1;
-        int64_t out;
-        if (__builtin_mul_overflow(q, p, &out)) jj_fail(rt, "OverflowError: integer too large");
-        return jj_int(out);
+        return jj_int_round(rt, v, prec);
     }
     double scale = pow(10.0, (double)prec);
-    double x = jj_num(v) * scale;
+    double x = jj_num(rt, v) * scale;
     double r = m[0] == 'c' ? ceil(x) : floor(x);
     if (!isfinite(r)) jj_fail(rt, "OverflowError: cannot convert float infinity to integer");
     if (r == 0) r = 0.0;  /* math.ceil gives the integer 0, never -0.0 */
@@ -297,7 +297,7 @@ static jj_val do_indent(jj_rt *rt, jj_val s, jj_val width, int has_width, int fi
     else {
         int64_t w = need_int(rt, width);
         if (w < 0) w = 0;
-        if ((uint64_t)w > rt->max_output) jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+        if ((uint64_t)w > rt->max_output) jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
         jj_buf b = {0};
         for (int64_t i = 0; i < w; i++) jj_buf_addc(rt, &b, ' ');
         ind = jj_str_buf(rt, &b);
@@ -340,100 +340,6 @@ static jj_val do_truncate(jj_rt *rt, jj_val s, const jj_val *A, const int *G) {
     return jj_strv(jj_str_cat(rt, head, end));
 }
 
-jj_val jj_percent_format(jj_rt *rt, jj_str *fmt, jj_val args) {
-    jj_buf out = {0};
-    size_t ai = 0;
-    int is_tuple = args.t == JJ_TUPLE;
-    size_t nargs = is_tuple ? args.u.l->n : 1;
-    /* Python takes any subscriptable non-tuple, non-str argument for a
-     * mapping: then unused arguments are no error */
-    int mapping = args.t == JJ_DICT || args.t == JJ_UNDEF ||
-                  (args.t == JJ_LIST && !(args.flags & (JJ_GENERATOR | JJ_DICT_ITEMS | JJ_DICT_KEYS | JJ_DICT_VALUES)));
-    int used_map = 0;
-    for (size_t i = 0; i < fmt->n; i++) {
-        char c = fmt->s[i];
-        if (c != '%') { jj_buf_addc(rt, &out, c); continue; }
-        if (++i >= fmt->n) jj_fail(rt, "ValueError: incomplete format");
-        jj_val v;
-        int have = 0;
-        if (fmt->s[i] == '(') {
-            size_t j = i + 1;
-            int depth = 1;
-            while (j < fmt->n && depth) {
-                if (fmt->s[j] == '(') depth++;
-                else if (fmt->s[j] == ')') depth--;
-                if (depth) j++;
-            }
-            if (j >= fmt->n) jj_fail(rt, "ValueError: incomplete format key");
-            if (args.t != JJ_DICT) jj_fail(rt, "TypeError: format requires a mapping");
-            jj_val key = jj_strn(rt, fmt->s + i + 1, j - i - 1);
-            jj_val *p = jj_dict_get(rt, args.u.d, key);
-            if (!p) jj_fail(rt, "KeyError: '%s'", key.u.s->s);
-            v = *p;
-            have = 1;
-            used_map = 1;
-            i = j + 1;
-            if (i >= fmt->n) jj_fail(rt, "ValueError: incomplete format");
-        }
-        char spec[32];
-        size_t sn = 0;
-        spec[sn++] = '%';
-        while (i < fmt->n && strchr("-+ #0", fmt->s[i]) && sn < 8) spec[sn++] = fmt->s[i++];
-        while (i < fmt->n && fmt->s[i] >= '0' && fmt->s[i] <= '9' && sn < 14) spec[sn++] = fmt->s[i++];
-        if (i < fmt->n && fmt->s[i] == '.') {
-            spec[sn++] = fmt->s[i++];
-            while (i < fmt->n && fmt->s[i] >= '0' && fmt->s[i] <= '9' && sn < 20) spec[sn++] = fmt->s[i++];
-        }
-        if (i >= fmt->n) jj_fail(rt, "ValueError: incomplete format");
-        char conv = fmt->s[i];
-        if (conv == '%' && sn == 1) { jj_buf_addc(rt, &out, '%'); continue; }
-        if (!have) {
-            if (mapping) { v = args; ai++; }
-            else {
-                if (ai >= nargs) jj_fail(rt, "TypeError: not enough arguments for format string");
-                v = is_tuple ? args.u.l->v[ai] : args;
-                ai++;
-            }
-        }
-        if (sn > 1 && conv != 's' && conv != 'r' && conv != 'd' && conv != 'i')
-            jj_fail(rt, "the format filter supports only plain %%s %%r %%d %%i %%f");
-        switch (conv) {
-        case 's': case 'r': {
-            jj_buf t = {0};
-            if (conv == 's') jj_str_of(rt, &t, v); else jj_repr_of(rt, &t, v);
-            if (sn > 1) {
-                spec[sn++] = 's';
-                spec[sn] = 0;
-                jj_buf_addf(rt, &out, spec, t.p ? t.p : "");
-            } else jj_buf_add(rt, &out, t.p, t.n);
-            break;
-        }
-        case 'd': case 'i': {
-            if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
-            int64_t x;
-            if (v.t == JJ_FLOAT) x = jj_float_to_int(rt, v.u.f);
-            else if (v.t == JJ_INT || v.t == JJ_BOOL) x = v.u.i;
-            else jj_fail(rt, "TypeError: %%%c format: a real number is required, not %s", conv, jj_type_name(v));
-            spec[sn++] = 'l';
-            spec[sn++] = 'l';
-            spec[sn++] = 'd';
-            spec[sn] = 0;
-            jj_buf_addf(rt, &out, spec, (long long)x);
-            break;
-        }
-        case 'f': {
-            if (!jj_is_num(v)) jj_fail(rt, "TypeError: must be real number, not %s", jj_type_name(v));
-            jj_buf_addf(rt, &out, "%f", jj_num(v));
-            break;
-        }
-        default: jj_fail(rt, "ValueError: unsupported format character '%c'", conv);
-        }
-    }
-    if (!mapping && !used_map && ai < nargs)
-        jj_fail(rt, "TypeError: not all arguments converted during string formatting");
-    return jj_strv(jj_str_buf(rt, &out));
-}
-
 static jj_val do_tojson(jj_rt *rt, jj_val v, const jj_val *args, size_t nargs,
                         const char *const *kwn, const jj_val *kwv, size_t nkw) {
     BIND("tojson", "ensure_ascii", "indent", "separators", "sort_keys");
@@ -467,7 +373,7 @@ static jj_val do_tojson(jj_rt *rt, jj_val v, const jj_val *args, size_t nargs,
 static jj_val select_reject(jj_rt *rt, jj_val v, const jj_val *args, size_t nargs,
                             const char *const *kwn, const jj_val *kwv, size_t nkw, int attr,
                             int want) {
-    jj_list *out = jj_list_new(rt, 0);
+    jj_list *out = lazy_out(rt, jj_list_new(rt, 0));
     size_t cap = 0;
     if (!jj_truthy(v)) return gen(out);
     size_t off = 0;
@@ -502,35 +408,42 @@ static jj_val select_reject(jj_rt *rt, jj_val v, const jj_val *args, size_t narg
 
 static jj_val do_map(jj_rt *rt, jj_val v, const jj_val *args, size_t nargs,
                      const char *const *kwn, const jj_val *kwv, size_t nkw) {
-    jj_list *items = jj_iter(rt, v);
-    jj_list *out = jj_list_new(rt, items->n);
-    if (nargs == 0 && nkw >= 1) {
-        jj_val attribute = jj_undefined, dflt = jj_none;
-        int has_attr = 0;
-        for (size_t k = 0; k < nkw; k++) {
-            if (!strcmp(kwn[k], "attribute")) { attribute = kwv[k]; has_attr = 1; }
-            else if (!strcmp(kwn[k], "default")) dflt = kwv[k];
-            else jj_fail(rt, "FilterArgumentError: Unexpected keyword argument '%s'", kwn[k]);
-        }
-        if (has_attr) {
-            for (size_t i = 0; i < items->n; i++) {
-                jj_step(rt);
-                out->v[i] = attr_path(rt, items->v[i], attribute, dflt, 1);
+    if (!jj_truthy(v)) return gen(jj_list_new(rt, 0)); /* "if value:" before anything */
+    jj_list *out = lazy_out(rt, jj_list_new(rt, 0));
+    size_t cap = 0;
+    /* prepare_map: by attribute, or by a filter named first */
+    int by_attr = 0;
+    jj_val attribute = jj_undefined, dflt = jj_none;
+    if (nargs == 0) {
+        for (size_t k = 0; k < nkw; k++)
+            if (!strcmp(kwn[k], "attribute")) attribute = kwv[k], by_attr = 1;
+        if (by_attr)
+            for (size_t k = 0; k < nkw; k++) {
+                if (!strcmp(kwn[k], "default")) dflt = kwv[k];
+                else if (strcmp(kwn[k], "attribute"))
+                    jj_fail(rt, "FilterArgumentError: Unexpected keyword argument '%s'", kwn[k]);
             }
-            return gen(out);
-        }
     }
-    if (nargs == 0) jj_fail(rt, "FilterArgumentError: map requires a filter argument");
-    if (args[0].t != JJ_STR) {
-        if (args[0].t == JJ_UNDEF) jj_undef_fail(rt, args[0]);
-        jj_fail(rt, "TemplateRuntimeError: No filter named %s.", jj_to_str(rt, args[0])->s);
-    }
-    const char *fname = args[0].u.s->s;
-    int fid = jj_filter_id(fname);
-    if (fid < 0) jj_fail(rt, "TemplateRuntimeError: No filter named '%s'.", fname);
+    if (!by_attr && nargs == 0) jj_fail(rt, "FilterArgumentError: map requires a filter argument");
+    jj_list *items = jj_iter(rt, v);
     for (size_t i = 0; i < items->n; i++) {
         jj_step(rt);
-        out->v[i] = jj_call_filter(rt, fid, fname, items->v[i], args + 1, nargs - 1, kwn, kwv, nkw);
+        jj_val r;
+        if (by_attr) {
+            r = attr_path(rt, items->v[i], attribute, dflt, 1);
+        } else {
+            /* environment.call_filter(name, item, ...) for each item */
+            if (args[0].t != JJ_STR) {
+                if (args[0].t == JJ_UNDEF) jj_undef_fail(rt, args[0]);
+                if (!jj_hashable(args[0])) jj_fail(rt, "TypeError: unhashable type: '%s'", jj_type_name(args[0]));
+                jj_fail(rt, "TemplateRuntimeError: No filter named %s.", jj_to_str(rt, args[0])->s);
+            }
+            const char *fname = args[0].u.s->s;
+            int fid = jj_filter_id(fname);
+            if (fid < 0) jj_fail(rt, "TemplateRuntimeError: No filter named '%s'.", fname);
+            r = jj_call_filter(rt, fid, fname, items->v[i], args + 1, nargs - 1, kwn, kwv, nkw);
+        }
+        jj_list_push(rt, out, &cap, r);
     }
     return gen(out);
 }
@@ -559,6 +472,7 @@ static jj_val sort_key(jj_rt *rt, jj_val item, jj_val attribute, int multi, int 
 
 static jj_val do_sort(jj_rt *rt, jj_list *items, int reverse, int case_sensitive, jj_val attribute) {
     size_t n = items->n;
+    jj_charge(&rt->ar, n);
     jj_val *kv = jj_alloc(&rt->ar, (n ? n : 1) * 2 * sizeof(jj_val));
     for (size_t i = 0; i < n; i++) {
         kv[2 * i] = sort_key(rt, items->v[i], attribute, 1, case_sensitive);
@@ -572,13 +486,14 @@ static jj_val do_sort(jj_rt *rt, jj_list *items, int reverse, int case_sensitive
 
 static jj_val min_max(jj_rt *rt, jj_val v, int max, int case_sensitive, jj_val attribute) {
     jj_list *items = jj_iter(rt, v);
+    jj_charge(&rt->ar, items->n);
     if (items->n == 0) return jj_undef_hint(rt, "No aggregated item, sequence was empty.");
     size_t best = 0;
     jj_val bk = sort_key(rt, items->v[0], attribute, 0, case_sensitive);
     for (size_t i = 1; i < items->n; i++) {
         jj_val k = sort_key(rt, items->v[i], attribute, 0, case_sensitive);
-        int c = jj_eq(rt, k, bk) ? 0 : jj_cmp(rt, k, bk);
-        if (max ? c > 0 : c < 0) { best = i; bk = k; }
+        int c = jj_cmp(rt, k, bk); /* min() compares with <, max() with > */
+        if (max ? c == 1 : c == -1) { best = i; bk = k; }
     }
     return items->v[best];
 }
@@ -587,6 +502,7 @@ static jj_val first_item(jj_rt *rt, jj_val v) {
     if (v.t == JJ_LIST && (v.flags & JJ_GENERATOR)) {
         jj_list *l = v.u.l;
         if (l->pos < l->n) return l->v[l->pos++];
+        if (l->err) jj_fail(rt, "%s", l->err);
         return jj_undef_hint(rt, "No first item, sequence was empty.");
     }
     if (v.t == JJ_STR) {
@@ -620,16 +536,113 @@ static jj_val do_reverse(jj_rt *rt, jj_val v) {
     return gen(out);                     /* reversed(value): an iterator */
 }
 
-jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_val *args,
-                      size_t nargs, const char *const *kwn, const jj_val *kwv, size_t nkw) {
+/* filesizeformat: float(value) in bytes, decimal or binary prefixes. */
+static jj_val filesizeformat(jj_rt *rt, jj_val v, int binary) {
+    double bytes;
+    if (v.t == JJ_FLOAT) bytes = v.u.f;
+    else if (jj_is_int(v)) bytes = jj_num(rt, v);
+    else if (v.t == JJ_STR) {
+        if (!parse_float(jj_s_strip(rt, v.u.s, NULL, 3), &bytes)) {
+            jj_buf r = {0};
+            jj_repr_of(rt, &r, v);
+            jj_fail(rt, "ValueError: could not convert string to float: %s", r.p);
+        }
+    } else {
+        if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
+        jj_fail(rt, "TypeError: float() argument must be a string or a real number, not '%s'", jj_type_name(v));
+    }
+    static const char *const dec[] = {"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
+    static const char *const bin[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
+    int64_t base = binary ? 1024 : 1000;
+    jj_buf b = {0};
+    if (bytes == 1) return jj_cstr(rt, "1 Byte");
+    if (bytes < (double)base) {
+        jj_int_str(rt, &b, jj_int_from_double(rt, bytes));
+        jj_buf_adds(rt, &b, " Bytes");
+        return jj_strv(jj_str_buf(rt, &b));
+    }
+    int i = 0;
+    double unit = 0;
+    for (; i < 8; i++) {
+        unit = jj_num(rt, jj_int_pow(rt, jj_int(base), jj_int(i + 2)));
+        if (bytes < unit) break;
+    }
+    if (i == 8) i = 7;
+    jj_buf_addf(rt, &b, "%.1f %s", (double)base * bytes / unit, binary ? bin[i] : dec[i]);
+    return jj_strv(jj_str_buf(rt, &b));
+}
+
+/* groupby: sorted by the attribute (lower-cased unless case_sensitive),
+ * runs of equal keys grouped; each a (grouper, list) namedtuple whose
+ * grouper is the first item's own value. */
+static int cmp_pairs(jj_rt *rt, const jj_val *a, const jj_val *b, void *ctx) {
+    (void)ctx;
+    int c = jj_cmp(rt, a[0], b[0]);
+    return c == 2 ? 0 : c;
+}
+
+static jj_val groupby(jj_rt *rt, jj_val v, jj_val attribute, jj_val dflt, int case_sensitive) {
+    jj_list *items = jj_iter(rt, v);
+    size_t n = items->n;
+    jj_charge(&rt->ar, n);
+    int has_dflt = dflt.t != JJ_NONE;
+    jj_val *kv = jj_alloc(&rt->ar, (n ? n : 1) * 2 * sizeof *kv);
+    for (size_t i = 0; i < n; i++) {
+        jj_val k = attr_path(rt, items->v[i], attribute, dflt, has_dflt);
+        kv[2 * i] = case_sensitive ? k : ignore_case(rt, k);
+        kv[2 * i + 1] = items->v[i];
+    }
+    jj_sort(rt, kv, n, 2, cmp_pairs, NULL);
+    jj_list *out = jj_list_new(rt, 0);
+    size_t cap = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && jj_eq(rt, kv[2 * j], kv[2 * i])) j++;
+        jj_list *members = jj_list_new(rt, j - i);
+        for (size_t k = i; k < j; k++) members->v[k - i] = kv[2 * k + 1];
+        jj_list *g = jj_list_new(rt, 2);
+        g->v[0] = case_sensitive ? kv[2 * i] : attr_path(rt, kv[2 * i + 1], attribute, dflt, has_dflt);
+        g->v[1] = jj_listv(members, 0);
+        jj_val gv = jj_listv(g, 1);
+        gv.flags = JJ_GROUP;
+        jj_list_push(rt, out, &cap, gv);
+        i = j;
+    }
+    return jj_listv(out, 0);
+}
+
+/* random: random.choice(seq) from Python's generator seeded with 0 when
+ * the render starts (jinja2's is unseeded: no two runs agree; calkit's
+ * output must be the same every run). */
+static jj_val random_item(jj_rt *rt, jj_val v) {
+    if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
+    int64_t n = jj_len(rt, v);
+    if (n == 0) return jj_undef_hint(rt, "No random item, sequence was empty.");
+    if (v.t == JJ_LIST && (v.flags & (JJ_GENERATOR | JJ_DICT_ITEMS | JJ_DICT_KEYS | JJ_DICT_VALUES)))
+        jj_fail(rt, "TypeError: '%s' object is not subscriptable", jj_type_name(v));
+    if (!rt->rng_seeded) {
+        cal_py_seed(&rt->rng, 0);
+        rt->rng_seeded = 1;
+    }
+    int64_t i = (int64_t)cal_py_randbelow(&rt->rng, (uint64_t)n);
+    if (v.t == JJ_DICT) { /* seq[i]: a dict looks the int up as a key */
+        jj_val *p = jj_dict_get(rt, v.u.d, jj_int(i));
+        if (!p) jj_fail(rt, "KeyError: %lld", (long long)i);
+        return *p;
+    }
+    return jj_getitem(rt, v, jj_int(i));
+}
+
+static jj_val call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_val *args,
+                          size_t nargs, const char *const *kwn, const jj_val *kwv, size_t nkw) {
     switch (id) {
     case F_ABS:
         no_args(rt, name, nargs, nkw);
+        if (v.t == JJ_COMPLEX) return jj_float(hypot(v.u.c->re, v.u.c->im));
         if (v.t == JJ_UNDEF || !jj_is_num(v))
             jj_fail(rt, "TypeError: bad operand type for abs(): '%s'", jj_type_name(v));
         if (v.t == JJ_FLOAT) return jj_float(fabs(v.u.f));
-        if (v.u.i == INT64_MIN) jj_fail(rt, "OverflowError: integer too large");
-        return jj_int(v.u.i < 0 ? -v.u.i : v.u.i);
+        return jj_int_abs(rt, v);
     case F_ATTR: {
         BIND(name, "name");
         if (!G[0]) jj_fail(rt, "TypeError: do_attr() missing 1 required positional argument: 'name'");
@@ -676,7 +689,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         int64_t w = G[0] ? need_int(rt, A[0]) : 80;
         int64_t len = (int64_t)jj_str_len(s.u.s);
         if (w <= len) return s;
-        if ((uint64_t)w > rt->max_output) jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+        if ((uint64_t)w > rt->max_output) jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
         int64_t total = w - len, left = total / 2 + (total & w & 1);
         jj_buf b = {0};
         for (int64_t i = 0; i < left; i++) jj_buf_addc(rt, &b, ' ');
@@ -733,7 +746,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         switch (v.t) {
         case JJ_UNDEF: jj_undef_fail(rt, v);
         case JJ_FLOAT: return v;
-        case JJ_INT: case JJ_BOOL: return jj_float((double)v.u.i);
+        case JJ_INT: case JJ_BOOL: case JJ_BIG: return jj_float(jj_num(rt, v));
         case JJ_STR: return parse_float(jj_s_strip(rt, v.u.s, NULL, 3), &f) ? jj_float(f) : d;
         default: return d;
         }
@@ -744,24 +757,22 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         int64_t base = G[1] ? need_int(rt, A[1]) : 10;
         switch (v.t) {
         case JJ_UNDEF: jj_undef_fail(rt, v);
-        case JJ_INT: return v;
+        case JJ_INT: case JJ_BIG: return v;
         case JJ_BOOL: return jj_int(v.u.i);
         case JJ_FLOAT:
+            /* int(value): NaN is a ValueError (the default), infinity an OverflowError */
             if (isnan(v.u.f)) return d;
-            return jj_int(jj_float_to_int(rt, v.u.f));
+            return jj_int_from_double(rt, v.u.f);
         case JJ_STR: {
             if ((base < 2 || base > 36) && base != 0) jj_fail(rt, "ValueError: int() base must be >= 2 and <= 36, or 0");
-            int64_t x;
-            int ovf = 0;
+            jj_val x;
             jj_str *t = jj_s_strip(rt, v.u.s, NULL, 3);
-            if (parse_int(t, base, &x, &ovf)) {
-                if (ovf) jj_fail(rt, "OverflowError: integer too large (calkit's integers are 64-bit)");
-                return jj_int(x);
-            }
+            if (parse_int(rt, t, base, &x)) return x;
+            /* int(float(value)): a ValueError or OverflowError gives the default */
             double f;
             if (parse_float(t, &f)) {
-                if (isnan(f)) return d;
-                return jj_int(jj_float_to_int(rt, f));
+                if (isnan(f) || isinf(f)) return d;
+                return jj_int_from_double(rt, f);
             }
             return d;
         }
@@ -782,7 +793,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
             if (nargs) memcpy(l->v, args, nargs * sizeof *args);
             fa = jj_listv(l, 1);
         }
-        return jj_percent_format(rt, s.u.s, fa);
+        return jj_percent_format(rt, s, fa);
     }
     case F_INDENT: {
         BIND(name, "width", "first", "blank");
@@ -804,6 +815,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
     case F_JOIN: {
         BIND(name, "d", "attribute");
         jj_list *items = jj_iter(rt, v);
+        jj_charge(&rt->ar, items->n);
         jj_str *d = G[0] ? jj_to_str(rt, A[0]) : jj_str_new(rt, "", 0);
         jj_buf b = {0};
         for (size_t i = 0; i < items->n; i++) {
@@ -851,7 +863,8 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         jj_list *seq = jj_iter(rt, v);
         int64_t len = (int64_t)seq->n;
         if (slices == 0) jj_fail(rt, "ZeroDivisionError: integer division or modulo by zero");
-        if (slices < 0 || slices > 100000) jj_fail(rt, "slice count out of range");
+        if (slices < 0) return gen(jj_list_new(rt, 0)); /* range(slices) is empty */
+        jj_charge(&rt->ar, (uint64_t)slices);
         int64_t per = len / slices, extra = len % slices, offset = 0;
         jj_list *out = jj_list_new(rt, (size_t)slices);
         for (int64_t k = 0; k < slices; k++) {
@@ -879,6 +892,7 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         jj_val acc = G[1] ? A[1] : jj_int(0);
         if (acc.t == JJ_STR) jj_fail(rt, "TypeError: sum() can't sum strings [use ''.join(seq) instead]");
         jj_list *items = jj_iter(rt, v);
+        jj_charge(&rt->ar, items->n);
         for (size_t i = 0; i < items->n; i++) {
             jj_val x = items->v[i];
             if (G[0] && A[0].t != JJ_NONE) x = attr_path(rt, x, A[0], jj_none, 0);
@@ -905,7 +919,8 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         BIND(name, "case_sensitive", "attribute");
         int cs = G[0] && jj_truthy(A[0]);
         jj_list *items = jj_iter(rt, v);
-        jj_list *out = jj_list_new(rt, 0);
+        jj_charge(&rt->ar, items->n);
+        jj_list *out = lazy_out(rt, jj_list_new(rt, 0));
         size_t cap = 0;
         jj_dict *seen = jj_dict_new(rt);
         for (size_t i = 0; i < items->n; i++) {
@@ -930,11 +945,81 @@ jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_va
         }
         return jj_int(k);
     }
-    case F_UNSUPPORTED:
-        jj_fail(rt, "the filter '%s' is not supported by calkit", name);
+    case F_FILESIZEFORMAT: {
+        BIND(name, "binary");
+        return filesizeformat(rt, v, G[0] && jj_truthy(A[0]));
+    }
+    case F_GROUPBY: {
+        BIND(name, "attribute", "default", "case_sensitive");
+        if (!G[0]) jj_fail(rt, "TypeError: sync_do_groupby() missing 1 required positional argument: 'attribute'");
+        return groupby(rt, v, A[0], G[1] ? A[1] : jj_none, G[2] && jj_truthy(A[2]));
+    }
+    case F_PPRINT: no_args(rt, name, nargs, nkw); return jj_pformat(rt, v);
+    case F_RANDOM: no_args(rt, name, nargs, nkw); return random_item(rt, v);
+    case F_STRIPTAGS:
+        no_args(rt, name, nargs, nkw);
+        return jj_strv(jj_striptags(rt, jj_to_str(rt, v)));
+    case F_URLENCODE: no_args(rt, name, nargs, nkw); return jj_urlencode(rt, v);
+    case F_URLIZE: {
+        BIND(name, "trim_url_limit", "nofollow", "target", "rel", "extra_schemes");
+        int64_t trim = -1;
+        if (G[0] && A[0].t != JJ_NONE) {
+            if (!jj_is_num(A[0])) jj_fail(rt, "TypeError: '>' not supported between instances of 'int' and '%s'", jj_type_name(A[0]));
+            trim = A[0].t == JJ_FLOAT ? (int64_t)ceil(A[0].u.f) : need_int(rt, A[0]);
+            if (trim < 0) trim = 0;
+        }
+        return jj_urlize(rt, v, trim, G[1] && jj_truthy(A[1]), G[2] ? A[2] : jj_none, G[3] ? A[3] : jj_none,
+                         G[4] ? A[4] : jj_none);
+    }
+    case F_WORDWRAP: {
+        BIND(name, "width", "break_long_words", "wrapstring", "break_on_hyphens");
+        if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
+        if (v.t != JJ_STR) jj_fail(rt, "AttributeError: '%s' object has no attribute 'splitlines'", jj_type_name(v));
+        int64_t width = G[0] ? need_int(rt, A[0]) : 79;
+        jj_str *ws = G[2] && A[2].t != JJ_NONE ? jj_to_str(rt, A[2]) : jj_str_new(rt, "\n", 1);
+        if (G[2] && A[2].t != JJ_NONE && A[2].t != JJ_STR)
+            jj_fail(rt, "AttributeError: '%s' object has no attribute 'join'", jj_type_name(A[2]));
+        return jj_wordwrap(rt, v.u.s, width, G[1] ? jj_truthy(A[1]) : 1, ws, G[3] ? jj_truthy(A[3]) : 1);
+    }
+    case F_XMLATTR: {
+        BIND(name, "autospace");
+        return jj_xmlattr(rt, v, G[0] ? jj_truthy(A[0]) : 1);
+    }
     default:
         jj_fail(rt, "TemplateRuntimeError: No filter named '%s' found.", name);
     }
+}
+
+/* The filters jinja2 writes as generators: an error they meet is raised
+ * when the result is consumed that far (never, if it is not), after the
+ * items made before it. */
+static int is_generator_filter(int id) {
+    return id == F_SELECT || id == F_REJECT || id == F_SELECTATTR || id == F_REJECTATTR || id == F_MAP ||
+           id == F_UNIQUE || id == F_ITEMS || id == F_BATCH || id == F_SLICE;
+}
+
+jj_val jj_call_filter(jj_rt *rt, int id, const char *name, jj_val v, const jj_val *args,
+                      size_t nargs, const char *const *kwn, const jj_val *kwv, size_t nkw) {
+    if (!is_generator_filter(id)) return call_filter(rt, id, name, v, args, nargs, kwn, kwv, nkw);
+    jj_list *made = NULL, **outer = rt->lazy;
+    jmp_buf saved;
+    memcpy(saved, rt->err.jb, sizeof saved);
+    int depth = rt->depth;
+    rt->lazy = &made;
+    if (setjmp(rt->err.jb)) {
+        memcpy(rt->err.jb, saved, sizeof saved);
+        rt->lazy = outer;
+        if (rt->err.fatal) longjmp(rt->err.jb, 1); /* a limit of calkit's ends the render */
+        rt->depth = depth;
+        jj_list *l = made ? made : jj_list_new(rt, 0);
+        l->err = jj_strndup(&rt->ar, rt->err.bare, strlen(rt->err.bare));
+        if (rt->err.msg && rt->err.cap) rt->err.msg[0] = 0;
+        return gen(l);
+    }
+    jj_val r = call_filter(rt, id, name, v, args, nargs, kwn, kwv, nkw);
+    memcpy(rt->err.jb, saved, sizeof saved);
+    rt->lazy = outer;
+    return r;
 }
 
 /* ---- tests ---- */
@@ -945,6 +1030,7 @@ static int identical(jj_val a, jj_val b) {
     case JJ_NONE: case JJ_UNDEF: return a.t == JJ_NONE || a.u.u == b.u.u;
     case JJ_BOOL: return a.u.i == b.u.i;
     case JJ_INT: return a.u.i == b.u.i && a.u.i >= -5 && a.u.i <= 256;
+    case JJ_BIG: return a.u.z == b.u.z;
     case JJ_FLOAT: return 0;
     default: return a.u.s == b.u.s;
     }
@@ -991,13 +1077,13 @@ int jj_call_test(jj_rt *rt, int id, const char *name, jj_val v, const jj_val *ar
         if (!jj_hashable(v)) jj_fail(rt, "TypeError: unhashable type: '%s'", jj_type_name(v));
         return 0;
     case TT_FLOAT: return v.t == JJ_FLOAT;
-    case TT_INTEGER: return v.t == JJ_INT;
-    case TT_NUMBER: return jj_is_num(v);
+    case TT_INTEGER: return v.t == JJ_INT || v.t == JJ_BIG;
+    case TT_NUMBER: return jj_is_num(v) || v.t == JJ_COMPLEX;
     case TT_NONE: return v.t == JJ_NONE;
     case TT_STRING: return v.t == JJ_STR;
     case TT_MAPPING: return v.t == JJ_DICT;
-    case TT_LOWER: return jj_s_cased(jj_to_str(rt, v), 0);
-    case TT_UPPER: return jj_s_cased(jj_to_str(rt, v), 1);
+    case TT_LOWER: return jj_s_cased(rt, jj_to_str(rt, v), 0);
+    case TT_UPPER: return jj_s_cased(rt, jj_to_str(rt, v), 1);
     case TT_ITERABLE:
         return v.t == JJ_UNDEF || v.t == JJ_STR || v.t == JJ_LIST || v.t == JJ_TUPLE ||
                v.t == JJ_DICT || v.t == JJ_LOOP;

@@ -62,7 +62,7 @@ static void json_key(jj_rt *rt, jj_buf *b, jj_val k, const jj_json_opts *o) {
     case JJ_STR: json_str(rt, b, k.u.s, o->ensure_ascii); return;
     case JJ_BOOL: jj_buf_adds(rt, &t, k.u.i ? "true" : "false"); break;
     case JJ_NONE: jj_buf_adds(rt, &t, "null"); break;
-    case JJ_INT: jj_buf_addf(rt, &t, "%lld", (long long)k.u.i); break;
+    case JJ_INT: case JJ_BIG: jj_int_str(rt, &t, k); break;
     case JJ_FLOAT: json_float(rt, &t, k.u.f); break;
     default:
         jj_fail(rt, "TypeError: keys must be str, int, float, bool or None, not %s", jj_type_name(k));
@@ -81,7 +81,7 @@ static void dump(jj_rt *rt, jj_buf *b, jj_val v, const jj_json_opts *o, int leve
     switch (v.t) {
     case JJ_NONE: jj_buf_adds(rt, b, "null"); return;
     case JJ_BOOL: jj_buf_adds(rt, b, v.u.i ? "true" : "false"); return;
-    case JJ_INT: jj_buf_addf(rt, b, "%lld", (long long)v.u.i); return;
+    case JJ_INT: case JJ_BIG: jj_int_str(rt, b, v); return;
     case JJ_FLOAT: json_float(rt, b, v.u.f); return;
     case JJ_STR: json_str(rt, b, v.u.s, o->ensure_ascii); return;
     default: break;

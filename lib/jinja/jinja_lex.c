@@ -324,9 +324,9 @@ static int tag_token(lexer *L, int block) {
     int line = L->line;
     size_t e = float_end(L, i);
     if (e > i) {
-        char buf[128];
+        char *buf = jj_alloc(L->a, e - i + 1);
         size_t m = 0;
-        for (size_t j = i; j < e && m < sizeof buf - 1; j++)
+        for (size_t j = i; j < e; j++)
             if (s[j] != '_') buf[m++] = s[j];
         buf[m] = 0;
         jj_tok *t = push(L, T_FLOAT, line);
@@ -337,17 +337,15 @@ static int tag_token(lexer *L, int block) {
     int base;
     e = int_end(L, i, &base);
     if (e > i) {
-        uint64_t v = 0;
-        size_t j = base == 10 ? i : i + 2;
-        for (; j < e; j++) {
-            if (s[j] == '_') continue;
-            int d = hexval(s[j]);
-            if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base || v * (uint64_t)base + (uint64_t)d > (uint64_t)INT64_MAX)
-                lfail(L, "integer literal too large: %s", "calkit's integers are 64-bit");
-            v = v * (uint64_t)base + (uint64_t)d;
-        }
+        /* int(value.replace("_", ""), 0): any size, as Python's */
+        char *digits = jj_alloc(L->a, e - i + 1), why[200];
+        size_t m = 0;
+        for (size_t j = base == 10 ? i : i + 2; j < e; j++)
+            if (s[j] != '_') digits[m++] = s[j];
+        jj_val v;
+        if (jj_int_literal(L->a, digits, m, base, &v, why, sizeof why)) lfail(L, "%s", why);
         jj_tok *t = push(L, T_INT, line);
-        t->i = (int64_t)v;
+        t->i = v;
         advance(L, e);
         return 0;
     }

@@ -432,7 +432,7 @@ static jj_node *parse_primary(parser *P) {
     case T_INT: case T_FLOAT:
         next(P);
         n = node(P, N_CONST, k->line);
-        n->val = k->type == T_INT ? jj_int(k->i) : jj_float(k->f);
+        n->val = k->type == T_INT ? k->i : jj_float(k->f);
         return n;
     case T_OP:
         if (k->op == TO_LPAREN) {
@@ -559,7 +559,7 @@ static jj_node *parse_subscript(parser *P, jj_node *obj) {
         }
         if (a->type != T_INT) pfail(P, a->line, "expected name or number%s%s", "", "");
         jj_node *c = node(P, N_CONST, a->line);
-        c->val = jj_int(a->i);
+        c->val = a->i;
         jj_node *n = node(P, N_GETITEM, k->line);
         n->a = obj;
         n->b = c;

@@ -3,6 +3,8 @@
  * replace, find and slicing by code point. Character properties come from
  * utf8proc; Python's full case mappings (SpecialCasing) are covered for the
  * characters listed in full_case below, the rest use the simple mappings. */
+/* memmem: glibc declares it for _GNU_SOURCE (musl and the BSDs have it too) */
+#define _GNU_SOURCE
 #include <string.h>
 #include <utf8proc.h>
 
@@ -70,14 +72,28 @@ size_t jj_str_len(jj_str *s) {
     return s->ncp;
 }
 
-size_t jj_str_off(jj_str *s, size_t i) {
-    if (jj_str_len(s) == s->n) return i;
-    size_t o = 0;
+size_t jj_str_off(jj_rt *rt, jj_str *s, size_t i) {
+    size_t len = jj_str_len(s);
+    if (len == s->n) return i;
+    size_t o;
+    if (i > len / 2) {
+        /* nearer the end: walked back from there (s[-1] costs nothing) */
+        o = s->n;
+        for (size_t k = len; k > i; k--) {
+            o--;
+            while (o > 0 && ((unsigned char)s->s[o] & 0xC0) == 0x80) o--;
+        }
+        jj_charge_bytes(&rt->ar, 4 * (s->n - o));
+        return o;
+    }
+    o = 0;
     while (i > 0 && o < s->n) {
         o++;
         while (o < s->n && ((unsigned char)s->s[o] & 0xC0) == 0x80) o++;
         i--;
     }
+    /* a walk byte by byte: charged as 4 times the bytes */
+    jj_charge_bytes(&rt->ar, 4 * o);
     return o;
 }
 
@@ -92,7 +108,7 @@ jj_str *jj_str_new(jj_rt *rt, const char *p, size_t n) {
 
 jj_str *jj_str_cat(jj_rt *rt, const jj_str *a, const jj_str *b) {
     if (a->n > SIZE_MAX / 2 || b->n > SIZE_MAX / 2 || a->n + b->n > rt->max_output)
-        jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+        jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
     jj_str *s = jj_alloc(&rt->ar, sizeof *s + a->n + b->n + 1);
     s->n = a->n + b->n;
     s->ncp = a->ncp != SIZE_MAX && b->ncp != SIZE_MAX ? a->ncp + b->ncp : SIZE_MAX;
@@ -262,14 +278,16 @@ jj_str *jj_s_recase(jj_rt *rt, jj_str *s, jj_recase mode) {
     return jj_str_buf(rt, &b);
 }
 
-int jj_s_pred(jj_str *s, int (*pred)(int32_t)) {
+int jj_s_pred(jj_rt *rt, jj_str *s, int (*pred)(int32_t)) {
+    jj_charge_bytes(&rt->ar, s->n);
     if (s->n == 0) return 0;
     for (size_t i = 0; i < s->n;)
         if (!pred(jj_u8_next(s->s, s->n, &i))) return 0;
     return 1;
 }
 
-int jj_s_cased(jj_str *s, int upper) {
+int jj_s_cased(jj_rt *rt, jj_str *s, int upper) {
+    jj_charge_bytes(&rt->ar, s->n);
     int cased = 0;
     for (size_t i = 0; i < s->n;) {
         int32_t c = jj_u8_next(s->s, s->n, &i);
@@ -327,18 +345,34 @@ static jj_list *reversed(jj_rt *rt, jj_list *l) {
     return l;
 }
 
-/* Byte offset of sub in s[from..to), searching forward or backward. */
-static size_t find_bytes(const char *s, size_t from, size_t to, const char *sub, size_t m,
-                         int right) {
-    if (m > to - from) return SIZE_MAX;
-    if (right) {
-        for (size_t i = to - m + 1; i-- > from;)
-            if (memcmp(s + i, sub, m) == 0) return i;
-        return SIZE_MAX;
-    }
-    for (size_t i = from; i + m <= to; i++)
-        if (s[i] == sub[0] && memcmp(s + i, sub, m) == 0) return i;
-    return SIZE_MAX;
+/* Byte offset of sub in s[from..to), or SIZE_MAX: memmem (two-way, so
+ * linear however the strings repeat), charged as bytes searched. */
+static size_t find_bytes(jj_rt *rt, const char *s, size_t from, size_t to, const char *sub, size_t m) {
+    if (to < from || m > to - from) return SIZE_MAX;
+    const char *p = memmem(s + from, to - from, sub, m);
+    jj_charge_bytes(&rt->ar, p ? (size_t)(p - (s + from)) + m : to - from);
+    return p ? (size_t)(p - s) : SIZE_MAX;
+}
+
+/* Searching from the right: the same search over s and sub reversed (made
+ * once per call, so rsplit's repeated searches stay linear). */
+typedef struct {
+    char *s, *sub;
+    size_t n, m;
+} reversed_pair;
+
+static void reverse_pair(jj_rt *rt, reversed_pair *r, const char *s, size_t n, const char *sub, size_t m) {
+    r->s = jj_alloc(&rt->ar, n + 1);
+    r->sub = jj_alloc(&rt->ar, m + 1);
+    for (size_t i = 0; i < n; i++) r->s[i] = s[n - 1 - i];
+    for (size_t i = 0; i < m; i++) r->sub[i] = sub[m - 1 - i];
+    r->n = n, r->m = m;
+}
+
+/* The last start of sub within [from, to) of the original, or SIZE_MAX. */
+static size_t rfind_bytes(jj_rt *rt, const reversed_pair *r, size_t from, size_t to) {
+    size_t q = find_bytes(rt, r->s, r->n - to, r->n - from, r->sub, r->m);
+    return q == SIZE_MAX ? q : r->n - q - r->m;
 }
 
 jj_list *jj_s_split(jj_rt *rt, jj_str *s, const jj_str *sep, int64_t maxsplit, int right) {
@@ -406,7 +440,7 @@ jj_list *jj_s_split(jj_rt *rt, jj_str *s, const jj_str *sep, int64_t maxsplit, i
     if (!right) {
         size_t i = 0;
         while (left-- > 0) {
-            size_t p = find_bytes(s->s, i, s->n, sep->s, sep->n, 0);
+            size_t p = find_bytes(rt, s->s, i, s->n, sep->s, sep->n);
             if (p == SIZE_MAX) break;
             push_str(rt, l, &cap, s->s + i, p - i);
             i = p + sep->n;
@@ -415,8 +449,10 @@ jj_list *jj_s_split(jj_rt *rt, jj_str *s, const jj_str *sep, int64_t maxsplit, i
         return l;
     }
     size_t j = s->n;
+    reversed_pair rv;
+    reverse_pair(rt, &rv, s->s, s->n, sep->s, sep->n);
     while (left-- > 0) {
-        size_t p = find_bytes(s->s, 0, j, sep->s, sep->n, 1);
+        size_t p = rfind_bytes(rt, &rv, 0, j);
         if (p == SIZE_MAX) break;
         push_str(rt, l, &cap, s->s + p + sep->n, j - p - sep->n);
         j = p;
@@ -460,7 +496,7 @@ jj_str *jj_s_replace(jj_rt *rt, jj_str *s, const jj_str *old, const jj_str *new_
     }
     size_t i = 0;
     while (left) {
-        size_t p = find_bytes(s->s, i, s->n, old->s, old->n, 0);
+        size_t p = find_bytes(rt, s->s, i, s->n, old->s, old->n);
         if (p == SIZE_MAX) break;
         jj_buf_add(rt, &b, s->s + i, p - i);
         jj_buf_add(rt, &b, new_->s, new_->n);
@@ -480,32 +516,38 @@ static void adjust(int64_t len, int64_t *start, int64_t *end) {
 }
 
 int64_t jj_s_find(jj_rt *rt, jj_str *s, const jj_str *sub, int64_t start, int64_t end, int right) {
-    (void)rt;
     int64_t len = (int64_t)jj_str_len(s);
     adjust(len, &start, &end);
     if (start > len) return -1;
     if (end - start < (int64_t)jj_str_len((jj_str *)sub)) return -1;
     if (sub->n == 0) return right ? end : start;
-    size_t a = jj_str_off(s, (size_t)start), z = jj_str_off(s, (size_t)end);
-    size_t p = find_bytes(s->s, a, z, sub->s, sub->n, right);
+    size_t a = jj_str_off(rt, s, (size_t)start), z = jj_str_off(rt, s, (size_t)end), p;
+    if (right) {
+        reversed_pair rv;
+        reverse_pair(rt, &rv, s->s + a, z - a, sub->s, sub->n);
+        p = rfind_bytes(rt, &rv, 0, z - a);
+        if (p != SIZE_MAX) p += a;
+    } else {
+        p = find_bytes(rt, s->s, a, z, sub->s, sub->n);
+    }
     if (p == SIZE_MAX) return -1;
     if (is_ascii(s)) return (int64_t)p;
     int64_t k = 0;
     for (size_t i = 0; i < p; i++) k += ((unsigned char)s->s[i] & 0xC0) != 0x80;
+    jj_charge_bytes(&rt->ar, p);
     return k;
 }
 
 int64_t jj_s_count(jj_rt *rt, jj_str *s, const jj_str *sub, int64_t start, int64_t end) {
-    (void)rt;
     int64_t len = (int64_t)jj_str_len(s);
     adjust(len, &start, &end);
     if (start > len) return 0;
     if (sub->n == 0) return start <= end ? end - start + 1 : 0;
     if (end < start) return 0;
-    size_t a = jj_str_off(s, (size_t)start), z = jj_str_off(s, (size_t)end);
+    size_t a = jj_str_off(rt, s, (size_t)start), z = jj_str_off(rt, s, (size_t)end);
     int64_t k = 0;
     for (;;) {
-        size_t p = find_bytes(s->s, a, z, sub->s, sub->n, 0);
+        size_t p = find_bytes(rt, s->s, a, z, sub->s, sub->n);
         if (p == SIZE_MAX) return k;
         k++;
         a = p + sub->n;
@@ -530,16 +572,28 @@ jj_str *jj_s_slice(jj_rt *rt, jj_str *s, int has_start, int64_t start, int has_s
     int64_t len = (int64_t)jj_str_len(s);
     int64_t k = slice_len(len, has_start, &start, has_stop, &stop, step);
     if (step == 1) {
-        size_t a = jj_str_off(s, (size_t)start);
-        size_t z = k ? jj_str_off(s, (size_t)(start + k)) : a;
+        size_t a = jj_str_off(rt, s, (size_t)start);
+        size_t z = k ? jj_str_off(rt, s, (size_t)(start + k)) : a;
         return jj_str_new(rt, s->s + a, z - a);
     }
+    /* one walk over the string, |step| code points at a time */
     jj_buf b = {0};
-    for (int64_t i = 0, at = start; i < k; i++, at += step) {
-        size_t o = jj_str_off(s, (size_t)at), e = o;
+    size_t o = k ? jj_str_off(rt, s, (size_t)start) : 0;
+    for (int64_t i = 0; i < k; i++) {
+        size_t e = o;
         jj_u8_next(s->s, s->n, &e);
         jj_buf_add(rt, &b, s->s + o, e - o);
+        if (i + 1 == k) break;
+        if (step > 0) {
+            for (int64_t j = 0; j < step; j++) {
+                o++;
+                while (o < s->n && ((unsigned char)s->s[o] & 0xC0) == 0x80) o++;
+            }
+        } else {
+            for (int64_t j = 0; j < -step; j++) o = prev_cp(s->s, o);
+        }
     }
+    jj_charge_bytes(&rt->ar, s->n);
     return jj_str_buf(rt, &b);
 }
 
@@ -547,7 +601,7 @@ jj_str *jj_s_at(jj_rt *rt, jj_str *s, int64_t i) {
     int64_t len = (int64_t)jj_str_len(s);
     if (i < 0) i += len;
     if (i < 0 || i >= len) return NULL;
-    size_t o = jj_str_off(s, (size_t)i), e = o;
+    size_t o = jj_str_off(rt, s, (size_t)i), e = o;
     jj_u8_next(s->s, s->n, &e);
     return jj_str_new(rt, s->s + o, e - o);
 }

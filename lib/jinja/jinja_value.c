@@ -1,6 +1,7 @@
 /* jinja_value.c - the interpreter's values with Python's semantics: truth,
  * ==, ordering, arithmetic, str() and repr() (which templates print), dicts
  * in insertion order, Jinja's Undefined, and conversion from JSON. */
+#define _GNU_SOURCE /* memmem */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,6 +64,7 @@ void jj_undef_fail(jj_rt *rt, jj_val v) {
 jj_dict *jj_dict_new(jj_rt *rt) {
     jj_dict *d = jj_alloc(&rt->ar, sizeof *d);
     memset(d, 0, sizeof *d);
+    d->epoch = rt->epoch;
     return d;
 }
 
@@ -98,8 +100,16 @@ static uint64_t hash_at(jj_val v, int depth) {
     switch (v.t) {
     case JJ_STR: return cal_hash(v.u.s->s, v.u.s->n);
     case JJ_BOOL: case JJ_INT: return mix((uint64_t)v.u.i);
+    case JJ_BIG: return jj_int_hash(v);
+    case JJ_COMPLEX:
+        /* equal to its real part when the imaginary part is 0 */
+        if (v.u.c->im == 0) return hash_at(jj_float(v.u.c->re), depth);
+        { uint64_t x, y; memcpy(&x, &v.u.c->re, 8); memcpy(&y, &v.u.c->im, 8); return mix(x) ^ mix(y * 1000003); }
     case JJ_FLOAT:
-        if (v.u.f == floor(v.u.f) && fabs(v.u.f) < 9.2e18) return mix((uint64_t)(int64_t)v.u.f);
+        /* an integral float hashes as the int it equals */
+        if (v.u.f == floor(v.u.f) && v.u.f >= -9223372036854775808.0 && v.u.f < 9223372036854775808.0)
+            return mix((uint64_t)(int64_t)v.u.f);
+        if (v.u.f == floor(v.u.f) && !isinf(v.u.f)) return jj_float_int_hash(v.u.f);
         { uint64_t x; memcpy(&x, &v.u.f, 8); return mix(x); }
     case JJ_TUPLE: {
         uint64_t h = 0x345678;
@@ -114,6 +124,7 @@ static uint64_t hash_at(jj_val v, int depth) {
 static uint64_t hash_val(jj_val v) { return hash_at(v, 0); }
 
 static void reindex(jj_rt *rt, jj_dict *d) {
+    jj_dict_written(rt, d, 0); /* the index is new (entry 0 stands for it) */
     size_t cap = 16;
     while (cap < d->n * 2 + 2) cap *= 2;
     d->idx = jj_alloc(&rt->ar, cap * sizeof(uint32_t));
@@ -127,6 +138,7 @@ static void reindex(jj_rt *rt, jj_dict *d) {
 }
 
 static jj_val *find(jj_rt *rt, jj_dict *d, jj_val key, size_t *at) {
+    if (key.t == JJ_STR) jj_charge_bytes(&rt->ar, key.u.s->n);
     if (d->n <= 8) {
         for (size_t e = 0; e < d->n; e++)
             if (jj_eq(rt, d->k[e], key)) { *at = e; return &d->v[e]; }
@@ -162,7 +174,12 @@ jj_val *jj_dict_gets(jj_rt *rt, jj_dict *d, const char *key) {
 void jj_dict_set(jj_rt *rt, jj_dict *d, jj_val key, jj_val v) {
     size_t at;
     jj_val *slot = find(rt, d, key, &at);
-    if (slot) { *slot = v; return; }
+    if (slot) {
+        jj_dict_written(rt, d, at);
+        *slot = v;
+        return;
+    }
+    jj_dict_written(rt, d, d->n);
     if (d->n == d->cap) {
         size_t nc = d->cap ? d->cap * 2 : 4;
         if (nc > UINT32_MAX - 1) jj_fail(rt, "dict too large");
@@ -199,6 +216,8 @@ int jj_truthy(jj_val v) {
     switch (v.t) {
     case JJ_UNDEF: case JJ_NONE: return 0;
     case JJ_BOOL: case JJ_INT: return v.u.i != 0;
+    case JJ_BIG: return 1;
+    case JJ_COMPLEX: return v.u.c->re != 0 || v.u.c->im != 0;
     case JJ_FLOAT: return v.u.f != 0;
     case JJ_STR: return v.u.s->n != 0;
     case JJ_LIST: case JJ_TUPLE:
@@ -209,32 +228,24 @@ int jj_truthy(jj_val v) {
     }
 }
 
-int jj_is_num(jj_val v) { return v.t == JJ_BOOL || v.t == JJ_INT || v.t == JJ_FLOAT; }
-double jj_num(jj_val v) { return v.t == JJ_FLOAT ? v.u.f : (double)v.u.i; }
-
-/* Exact comparison of an integer and a double: -1, 0, 1 (NaN: 2). */
-static int cmp_int_float(int64_t i, double f) {
-    if (isnan(f)) return 2;
-    if (f >= 9223372036854775808.0) return -1;
-    if (f < -9223372036854775808.0) return 1;
-    double fl = floor(f);
-    int64_t fi = (int64_t)fl;
-    if (i < fi) return -1;
-    if (i > fi) return 1;
-    return f > fl ? -1 : 0;
+int jj_is_num(jj_val v) { return v.t == JJ_BOOL || v.t == JJ_INT || v.t == JJ_FLOAT || v.t == JJ_BIG; }
+double jj_num(jj_rt *rt, jj_val v) {
+    if (v.t == JJ_FLOAT) return v.u.f;
+    return jj_int_to_double(rt, v);
 }
 
+/* Numbers compared exactly (ints and floats too): -1, 0, 1 (NaN: 2). */
 static int num_cmp(jj_val a, jj_val b) {
-    if (a.t != JJ_FLOAT && b.t != JJ_FLOAT) return a.u.i < b.u.i ? -1 : a.u.i > b.u.i;
+    if (a.t != JJ_FLOAT && b.t != JJ_FLOAT) return jj_int_cmp(a, b);
     if (a.t == JJ_FLOAT && b.t == JJ_FLOAT) {
         if (isnan(a.u.f) || isnan(b.u.f)) return 2;
         return a.u.f < b.u.f ? -1 : a.u.f > b.u.f;
     }
     if (a.t == JJ_FLOAT) {
-        int c = cmp_int_float(b.u.i, a.u.f);
+        int c = jj_int_cmp_float(b, a.u.f);
         return c == 2 ? 2 : -c;
     }
-    return cmp_int_float(a.u.i, b.u.f);
+    return jj_int_cmp_float(a, b.u.f);
 }
 
 static void depth_check(jj_rt *rt);
@@ -243,6 +254,12 @@ static int eq_containers(jj_rt *rt, jj_val a, jj_val b);
 
 int jj_eq(jj_rt *rt, jj_val a, jj_val b) {
     if (jj_is_num(a) && jj_is_num(b)) return num_cmp(a, b) == 0;
+    if (a.t == JJ_COMPLEX || b.t == JJ_COMPLEX) {
+        jj_val c = a.t == JJ_COMPLEX ? a : b, o = a.t == JJ_COMPLEX ? b : a;
+        if (o.t == JJ_COMPLEX) return c.u.c->re == o.u.c->re && c.u.c->im == o.u.c->im;
+        if (!jj_is_num(o) || c.u.c->im != 0) return 0;
+        return num_cmp(jj_float(c.u.c->re), o) == 0;
+    }
     if (a.t != b.t) return 0;
     if (a.t == JJ_LIST || a.t == JJ_TUPLE || a.t == JJ_DICT) {
         rt->depth++;
@@ -253,7 +270,10 @@ int jj_eq(jj_rt *rt, jj_val a, jj_val b) {
     }
     switch (a.t) {
     case JJ_UNDEF: case JJ_NONE: return 1;
-    case JJ_STR: return a.u.s->n == b.u.s->n && memcmp(a.u.s->s, b.u.s->s, a.u.s->n) == 0;
+    case JJ_STR:
+        if (a.u.s->n != b.u.s->n) return 0;
+        jj_charge_bytes(&rt->ar, a.u.s->n);
+        return memcmp(a.u.s->s, b.u.s->s, a.u.s->n) == 0;
     case JJ_FUNC:
         return a.u.fn == b.u.fn ||
                (a.u.fn->kind == b.u.fn->kind && a.u.fn->self.t == b.u.fn->self.t &&
@@ -263,6 +283,7 @@ int jj_eq(jj_rt *rt, jj_val a, jj_val b) {
 }
 
 static int eq_containers(jj_rt *rt, jj_val a, jj_val b) {
+    jj_charge(&rt->ar, 1);
     if (a.t == JJ_DICT) {
         if (a.u.d->n != b.u.d->n) return 0;
         for (size_t i = 0; i < a.u.d->n; i++) {
@@ -285,7 +306,8 @@ const char *jj_type_name(jj_val v) {
     case JJ_UNDEF: return "Undefined";
     case JJ_NONE: return "NoneType";
     case JJ_BOOL: return "bool";
-    case JJ_INT: return "int";
+    case JJ_INT: case JJ_BIG: return "int";
+    case JJ_COMPLEX: return "complex";
     case JJ_FLOAT: return "float";
     case JJ_STR: return v.flags & JJ_MARKUP ? "Markup" : "str";
     case JJ_LIST:
@@ -295,7 +317,7 @@ const char *jj_type_name(jj_val v) {
         if (v.flags & JJ_DICT_KEYS) return "dict_keys";
         if (v.flags & JJ_DICT_VALUES) return "dict_values";
         return "list";
-    case JJ_TUPLE: return "tuple";
+    case JJ_TUPLE: return v.flags & JJ_GROUP ? "_GroupTuple" : "tuple";
     case JJ_DICT: return "dict";
     case JJ_NS: return "Namespace";
     case JJ_MACRO: return "Macro";
@@ -310,6 +332,7 @@ int jj_cmp(jj_rt *rt, jj_val a, jj_val b) {
     if (jj_is_num(a) && jj_is_num(b)) return num_cmp(a, b);
     if (a.t == JJ_STR && b.t == JJ_STR) {
         size_t m = a.u.s->n < b.u.s->n ? a.u.s->n : b.u.s->n;
+        jj_charge_bytes(&rt->ar, m);
         int c = memcmp(a.u.s->s, b.u.s->s, m);
         if (c) return c < 0 ? -1 : 1;
         return a.u.s->n < b.u.s->n ? -1 : a.u.s->n > b.u.s->n;
@@ -318,6 +341,7 @@ int jj_cmp(jj_rt *rt, jj_val a, jj_val b) {
         !((a.flags | b.flags) & (JJ_GENERATOR | JJ_RANGE | JJ_DICT_ITEMS | JJ_DICT_KEYS | JJ_DICT_VALUES))) {
         size_t m = a.u.l->n < b.u.l->n ? a.u.l->n : b.u.l->n;
         for (size_t i = 0; i < m; i++) {
+            jj_charge(&rt->ar, 1);
             if (jj_eq(rt, a.u.l->v[i], b.u.l->v[i])) continue;
             rt->depth++;
             depth_check(rt);
@@ -445,8 +469,9 @@ void jj_str_of(jj_rt *rt, jj_buf *b, jj_val v) {
     case JJ_UNDEF: return;
     case JJ_NONE: jj_buf_adds(rt, b, "None"); return;
     case JJ_BOOL: jj_buf_adds(rt, b, v.u.i ? "True" : "False"); return;
-    case JJ_INT: jj_buf_addf(rt, b, "%lld", (long long)v.u.i); return;
+    case JJ_INT: case JJ_BIG: jj_int_str(rt, b, v); return;
     case JJ_FLOAT: jj_float_repr(rt, b, v.u.f); return;
+    case JJ_COMPLEX: jj_complex_repr(rt, b, v.u.c, jj_float_repr); return;
     case JJ_STR: jj_buf_add(rt, b, v.u.s->s, v.u.s->n); return;
     default: break;
     }
@@ -456,9 +481,15 @@ void jj_str_of(jj_rt *rt, jj_buf *b, jj_val v) {
         const jj_list *l = v.u.l;
         if (v.flags & JJ_GENERATOR) jj_buf_adds(rt, b, "<generator object>");
         else if (v.flags & JJ_RANGE) {
-            if (l->r[2] == 1) jj_buf_addf(rt, b, "range(%lld, %lld)", (long long)l->r[0], (long long)l->r[1]);
-            else jj_buf_addf(rt, b, "range(%lld, %lld, %lld)", (long long)l->r[0], (long long)l->r[1],
-                             (long long)l->r[2]);
+            jj_buf_adds(rt, b, "range(");
+            jj_int_str(rt, b, l->r[0]);
+            jj_buf_adds(rt, b, ", ");
+            jj_int_str(rt, b, l->r[1]);
+            if (!(l->r[2].t == JJ_INT && l->r[2].u.i == 1)) {
+                jj_buf_adds(rt, b, ", ");
+                jj_int_str(rt, b, l->r[2]);
+            }
+            jj_buf_addc(rt, b, ')');
         } else {
             const char *view = v.flags & JJ_DICT_ITEMS ? "dict_items(" : v.flags & JJ_DICT_KEYS ? "dict_keys("
                                : v.flags & JJ_DICT_VALUES ? "dict_values(" : NULL;
@@ -484,9 +515,38 @@ void jj_str_of(jj_rt *rt, jj_buf *b, jj_val v) {
     } else if (v.t == JJ_LOOP) {
         jj_buf_addf(rt, b, "<LoopContext %zu/%zu>", v.u.lp->i + 1, v.u.lp->items->n);
     } else {
-        jj_buf_addf(rt, b, "<built-in method %s>", v.u.fn->name);
+        /* Markup's own methods (MarkupSafe's Python wrappers) print as bound methods */
+        static const char *const markup_own[] = {
+            "capitalize", "casefold", "center", "expandtabs", "format", "format_map", "join", "ljust",
+            "lower", "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rjust", "rpartition",
+            "rsplit", "rstrip", "split", "splitlines", "strip", "swapcase", "title", "translate", "upper",
+            "zfill", NULL};
+        const jj_func *f = v.u.fn;
+        int own = 0;
+        if (f->self.t == JJ_STR && (f->self.flags & JJ_MARKUP))
+            for (int i = 0; markup_own[i] && !own; i++) own = !strcmp(markup_own[i], f->name);
+        if (own) {
+            jj_buf_addf(rt, b, "<bound method Markup.%s of ", f->name);
+            jj_repr_of(rt, b, f->self);
+            jj_buf_addc(rt, b, '>');
+        } else {
+            jj_buf_addf(rt, b, "<built-in method %s>", f->name);
+        }
     }
     rt->depth--;
+}
+
+void jj_ascii_of(jj_rt *rt, jj_buf *b, jj_val v) {
+    jj_buf r = {0};
+    jj_repr_of(rt, &r, v);
+    for (size_t i = 0; i < r.n;) {
+        size_t at = i;
+        int32_t c = jj_u8_next(r.p, r.n, &i);
+        if (c < 0x80) jj_buf_add(rt, b, r.p + at, i - at);
+        else if (c < 0x100) jj_buf_addf(rt, b, "\\x%02x", (unsigned)c);
+        else if (c < 0x10000) jj_buf_addf(rt, b, "\\u%04x", (unsigned)c);
+        else jj_buf_addf(rt, b, "\\U%08x", (unsigned)c);
+    }
 }
 
 jj_str *jj_to_str(jj_rt *rt, jj_val v) {
@@ -523,12 +583,29 @@ jj_list *jj_iter(jj_rt *rt, jj_val v) {
             l->n = v.u.l->n - v.u.l->pos;
             l->v = l->n ? v.u.l->v + v.u.l->pos : NULL;
             v.u.l->pos = v.u.l->n;
+            if (v.u.l->err) jj_fail(rt, "%s", v.u.l->err); /* consumed to its error */
             return l;
         }
         return v.u.l;
     case JJ_DICT: {
         jj_list *l = jj_list_new(rt, v.u.d->n);
         if (v.u.d->n) memcpy(l->v, v.u.d->k, v.u.d->n * sizeof(jj_val));
+        return l;
+    }
+    case JJ_LOOP: {
+        /* a LoopContext iterates the loop's remaining items itself, as
+         * (item, loop) pairs: the loop has none left after */
+        jj_loop *lp = v.u.lp;
+        size_t from = lp->i + 1, n = lp->items->n > from ? lp->items->n - from : 0;
+        jj_list *l = jj_list_new(rt, n);
+        for (size_t k = 0; k < n; k++) {
+            jj_list *p = jj_list_new(rt, 2);
+            p->v[0] = lp->items->v[from + k];
+            p->v[1] = v;
+            l->v[k] = jj_listv(p, 1);
+        }
+        if (n) lp->i = lp->items->n - 1;
+        lp->consumed = 1;
         return l;
     }
     case JJ_STR: {
@@ -563,16 +640,6 @@ int64_t jj_len(jj_rt *rt, jj_val v) {
 
 /* ---- arithmetic ---- */
 
-int64_t jj_float_to_int(jj_rt *rt, double f) {
-    if (isnan(f)) jj_fail(rt, "ValueError: cannot convert float NaN to integer");
-    if (!(f > -9223372036854775809.0 && f < 9223372036854775808.0))
-        jj_fail(rt, "OverflowError: integer too large (calkit's integers are 64-bit)");
-    return (int64_t)f;
-}
-
-static CAL_NORETURN void overflow(jj_rt *rt) {
-    jj_fail(rt, "OverflowError: integer too large (calkit's integers are 64-bit)");
-}
 
 static const char *op_sym(int op) {
     static const char *s[] = {"+", "-", "*", "/", "//", "%", "** or pow()"};
@@ -608,11 +675,14 @@ static void fdivmod(double vx, double wx, double *floordiv, double *modp) {
     *modp = mod;
 }
 
-static jj_val repeat(jj_rt *rt, jj_val seq, int64_t k) {
+/* seq * k (k an int): Python's index-sized count, negative as 0. */
+static jj_val repeat(jj_rt *rt, jj_val seq, jj_val kv) {
+    int64_t k;
+    if (!jj_int_to_i64(kv, &k)) jj_fail(rt, "OverflowError: cannot fit 'int' into an index-sized integer");
     if (k < 0) k = 0;
     if (seq.t == JJ_STR) {
         if (seq.u.s->n && (uint64_t)k > rt->max_output / seq.u.s->n)
-            jj_fail(rt, "a string longer than %zu bytes", rt->max_output);
+            jj_limit(rt, "a string longer than %zu bytes", rt->max_output);
         jj_buf b = {0};
         for (int64_t i = 0; i < k; i++) jj_buf_add(rt, &b, seq.u.s->s, seq.u.s->n);
         jj_val r = jj_strv(jj_str_buf(rt, &b));
@@ -621,72 +691,78 @@ static jj_val repeat(jj_rt *rt, jj_val seq, int64_t k) {
     }
     size_t n = seq.u.l->n;
     if (n && (uint64_t)k > (rt->ar.limit / sizeof(jj_val)) / n)
-        jj_fail(rt, "a list too long for the memory limit");
+        jj_limit(rt, "a list too long for the memory limit");
     jj_list *l = jj_list_new(rt, n * (size_t)k);
     for (int64_t i = 0; i < k; i++)
         if (n) memcpy(l->v + (size_t)i * n, seq.u.l->v, n * sizeof(jj_val));
     return jj_listv(l, seq.t == JJ_TUPLE);
 }
 
-static jj_val int_pow(jj_rt *rt, int64_t base, int64_t e) {
-    if (e < 0 && base == 0) jj_fail(rt, "ZeroDivisionError: 0.0 cannot be raised to a negative power");
-    if (e < 0) return jj_float(pow((double)base, (double)e));
-    int64_t r = 1;
-    while (e > 0) {
-        if (e & 1) { if (__builtin_mul_overflow(r, base, &r)) overflow(rt); }
-        e >>= 1;
-        if (e && __builtin_mul_overflow(base, base, &base)) overflow(rt);
-    }
-    return jj_int(r);
+/* float ** float as Python's float_pow: a complex result is refused (calkit
+ * has no complex numbers), an overflow from finite operands is an error. */
+static jj_val float_pow(jj_rt *rt, double x, double y) {
+    if (x == 0 && y < 0) jj_fail(rt, "ZeroDivisionError: 0.0 cannot be raised to a negative power");
+    if (x < 0 && y != floor(y) && isfinite(y)) return jj_complex_pow_real(rt, x, y);
+    double r = pow(x, y);
+    if (isinf(r) && isfinite(x) && isfinite(y)) jj_fail(rt, "OverflowError: (34, 'Numerical result out of range')");
+    return jj_float(r);
 }
 
 jj_val jj_binop(jj_rt *rt, int op, jj_val a, jj_val b) {
     if (a.t == JJ_UNDEF) jj_undef_fail(rt, a);
     if (b.t == JJ_UNDEF) jj_undef_fail(rt, b);
+    if ((a.t == JJ_COMPLEX && (jj_is_num(b) || b.t == JJ_COMPLEX)) || (b.t == JJ_COMPLEX && jj_is_num(a))) {
+        jj_complex x = a.t == JJ_COMPLEX ? *a.u.c : (jj_complex){jj_num(rt, a), 0};
+        jj_complex y = b.t == JJ_COMPLEX ? *b.u.c : (jj_complex){jj_num(rt, b), 0};
+        return jj_complex_binop(rt, op, x, y, jj_type_name(a), jj_type_name(b));
+    }
     if (jj_is_num(a) && jj_is_num(b)) {
-        int fl = a.t == JJ_FLOAT || b.t == JJ_FLOAT;
-        int64_t x = a.u.i, y = b.u.i, r;
-        double fx = jj_num(a), fy = jj_num(b), q, m;
+        if (a.t != JJ_FLOAT && b.t != JJ_FLOAT) {
+            /* int op int: exact, beyond 64 bits when it must */
+            int64_t x = a.u.i, y = b.u.i, r;
+            int small = a.t != JJ_BIG && b.t != JJ_BIG;
+            jj_val q;
+            switch (op) {
+            case OP_ADD:
+                if (small && !__builtin_add_overflow(x, y, &r)) return jj_int(r);
+                return jj_int_add(rt, a, b);
+            case OP_SUB:
+                if (small && !__builtin_sub_overflow(x, y, &r)) return jj_int(r);
+                return jj_int_sub(rt, a, b);
+            case OP_MUL:
+                if (small && !__builtin_mul_overflow(x, y, &r)) return jj_int(r);
+                return jj_int_mul(rt, a, b);
+            case OP_DIV: return jj_float(jj_int_truediv(rt, a, b));
+            case OP_FLOORDIV: case OP_MOD:
+                if (jj_int_sign(b) == 0)
+                    jj_fail(rt, "ZeroDivisionError: %s", op == OP_MOD ? "integer modulo by zero" : "integer division or modulo by zero");
+                if (small && !(x == INT64_MIN && y == -1)) {
+                    int64_t d = x / y, md = x % y;
+                    if (md != 0 && ((md < 0) != (y < 0))) { d -= 1; md += y; }
+                    return jj_int(op == OP_MOD ? md : d);
+                }
+                if (op == OP_MOD) jj_int_divmod(rt, a, b, NULL, &q);
+                else jj_int_divmod(rt, a, b, &q, NULL);
+                return q;
+            case OP_POW:
+                if (jj_int_sign(b) >= 0) return jj_int_pow(rt, a, b);
+                return float_pow(rt, jj_num(rt, a), jj_num(rt, b));
+            }
+        }
+        double fx = jj_num(rt, a), fy = jj_num(rt, b), q, m;
         switch (op) {
-        case OP_ADD:
-            if (fl) return jj_float(fx + fy);
-            if (__builtin_add_overflow(x, y, &r)) overflow(rt);
-            return jj_int(r);
-        case OP_SUB:
-            if (fl) return jj_float(fx - fy);
-            if (__builtin_sub_overflow(x, y, &r)) overflow(rt);
-            return jj_int(r);
-        case OP_MUL:
-            if (fl) return jj_float(fx * fy);
-            if (__builtin_mul_overflow(x, y, &r)) overflow(rt);
-            return jj_int(r);
+        case OP_ADD: return jj_float(fx + fy);
+        case OP_SUB: return jj_float(fx - fy);
+        case OP_MUL: return jj_float(fx * fy);
         case OP_DIV:
-            if (fy == 0) jj_fail(rt, "ZeroDivisionError: division by zero");
+            if (fy == 0) jj_fail(rt, "ZeroDivisionError: float division by zero");
             return jj_float(fx / fy);
         case OP_FLOORDIV:
         case OP_MOD:
-            if (fl) {
-                if (fy == 0) jj_fail(rt, "ZeroDivisionError: float %s", op == OP_MOD ? "modulo" : "floor division by zero");
-                fdivmod(fx, fy, &q, &m);
-                return jj_float(op == OP_MOD ? m : q);
-            }
-            if (y == 0) jj_fail(rt, "ZeroDivisionError: integer %s by zero", op == OP_MOD ? "modulo" : "division");
-            if (x == INT64_MIN && y == -1) {
-                if (op == OP_MOD) return jj_int(0);
-                overflow(rt);
-            }
-            q = 0;
-            {
-                int64_t d = x / y, md = x % y;
-                if (md != 0 && ((md < 0) != (y < 0))) { d -= 1; md += y; }
-                return jj_int(op == OP_MOD ? md : d);
-            }
-        case OP_POW:
-            if (!fl) return int_pow(rt, x, y);
-            if (fx == 0 && fy < 0) jj_fail(rt, "ZeroDivisionError: 0.0 cannot be raised to a negative power");
-            /* Python gives a complex number, which calkit does not have */
-            if (fx < 0 && fy != floor(fy)) jj_fail(rt, "ValueError: negative number to a fractional power (a complex number)");
-            return jj_float(pow(fx, fy));
+            if (fy == 0) jj_fail(rt, "ZeroDivisionError: float %s", op == OP_MOD ? "modulo" : "floor division by zero");
+            fdivmod(fx, fy, &q, &m);
+            return jj_float(op == OP_MOD ? m : q);
+        case OP_POW: return float_pow(rt, fx, fy);
         }
     }
     if (op == OP_ADD) {
@@ -710,8 +786,8 @@ jj_val jj_binop(jj_rt *rt, int op, jj_val a, jj_val b) {
     if (op == OP_MUL) {
         int seq_a = a.t == JJ_STR || ((a.t == JJ_LIST || a.t == JJ_TUPLE) && !(a.flags & ~JJ_MARKUP));
         int seq_b = b.t == JJ_STR || ((b.t == JJ_LIST || b.t == JJ_TUPLE) && !(b.flags & ~JJ_MARKUP));
-        if (seq_a && (b.t == JJ_INT || b.t == JJ_BOOL)) return repeat(rt, a, b.u.i);
-        if (seq_b && (a.t == JJ_INT || a.t == JJ_BOOL)) return repeat(rt, b, a.u.i);
+        if (seq_a && jj_is_int(b)) return repeat(rt, a, b);
+        if (seq_b && jj_is_int(a)) return repeat(rt, b, a);
         if (seq_a && b.t != JJ_FLOAT && !seq_b) {
             jj_fail(rt, "TypeError: can't multiply sequence by non-int of type '%s'", jj_type_name(b));
         }
@@ -729,18 +805,20 @@ int jj_contains(jj_rt *rt, jj_val seq, jj_val x) {
                     jj_type_name(x));
         if (x.u.s->n == 0) return 1;
         if (x.u.s->n > seq.u.s->n) return 0;
-        for (size_t i = 0; i + x.u.s->n <= seq.u.s->n; i++)
-            if (memcmp(seq.u.s->s + i, x.u.s->s, x.u.s->n) == 0) return 1;
-        return 0;
+        jj_charge_bytes(&rt->ar, seq.u.s->n);
+        return memmem(seq.u.s->s, seq.u.s->n, x.u.s->s, x.u.s->n) != NULL;
     case JJ_LIST: case JJ_TUPLE: {
         jj_list *l = seq.u.l;
         size_t from = seq.flags & JJ_GENERATOR ? l->pos : 0;
         for (size_t i = from; i < l->n; i++)
-            if (jj_eq(rt, l->v[i], x)) {
+            if (jj_charge(&rt->ar, 1), jj_eq(rt, l->v[i], x)) {
                 if (seq.flags & JJ_GENERATOR) l->pos = i + 1;
                 return 1;
             }
-        if (seq.flags & JJ_GENERATOR) l->pos = l->n;
+        if (seq.flags & JJ_GENERATOR) {
+            l->pos = l->n;
+            if (l->err) jj_fail(rt, "%s", l->err);
+        }
         return 0;
     }
     case JJ_DICT:
@@ -756,6 +834,7 @@ int jj_contains(jj_rt *rt, jj_val seq, jj_val x) {
 static void merge(jj_rt *rt, jj_val *v, jj_val *tmp, size_t lo, size_t mid, size_t hi, size_t w,
                   jj_cmp_fn cmp, void *ctx) {
     size_t i = lo, j = mid, k = lo;
+    jj_charge(&rt->ar, hi - lo);
     while (i < mid && j < hi) {
         /* take from the right only when it is strictly smaller: stable */
         if (cmp(rt, v + j * w, v + i * w, ctx) < 0) memcpy(tmp + (k++) * w, v + (j++) * w, w * sizeof *v);
@@ -778,6 +857,16 @@ void jj_sort(jj_rt *rt, jj_val *v, size_t n, size_t w, jj_cmp_fn cmp, void *ctx)
 
 /* ---- JSON in ---- */
 
+/* A JSON number's text as Python's json.loads makes it: an int of any size,
+ * else a float (NaN, Infinity, -Infinity, and inf past the range). */
+static jj_val number_of(jj_rt *rt, const char *t) {
+    size_t n = strlen(t), i = t[0] == '-';
+    int digits = n > i;
+    for (size_t k = i; k < n; k++) digits &= t[k] >= '0' && t[k] <= '9';
+    if (digits) return jj_int_parse(rt, t + i, n - i, 10, t[0] == '-');
+    return jj_float(strtod(t, NULL));
+}
+
 jj_val jj_from_json(jj_rt *rt, const json_t *j, int depth) {
     if (depth > rt->max_depth) jj_fail(rt, "JSON nested more than %d deep", rt->max_depth);
     switch (json_typeof(j)) {
@@ -786,7 +875,11 @@ jj_val jj_from_json(jj_rt *rt, const json_t *j, int depth) {
     case JSON_FALSE: return jj_bool(0);
     case JSON_INTEGER: return jj_int((int64_t)json_integer_value(j));
     case JSON_REAL: return jj_float(json_real_value(j));
-    case JSON_STRING: return jj_strn(rt, json_string_value(j), json_string_length(j));
+    case JSON_STRING: {
+        const char *lit = rt->literal ? rt->literal(rt->literal_ctx, j) : NULL;
+        if (lit) return number_of(rt, lit);
+        return jj_strn(rt, json_string_value(j), json_string_length(j));
+    }
     case JSON_ARRAY: {
         size_t n = json_array_size(j);
         jj_list *l = jj_list_new(rt, n);
@@ -801,7 +894,8 @@ jj_val jj_from_json(jj_rt *rt, const json_t *j, int depth) {
         while (it) {
             k = json_object_iter_key(it);
             v = json_object_iter_value(it);
-            jj_dict_set(rt, d, jj_cstr(rt, k), jj_from_json(rt, v, depth + 1));
+            /* keys may hold NUL (Python's json.loads takes them) */
+            jj_dict_set(rt, d, jj_strn(rt, k, json_object_iter_key_len(it)), jj_from_json(rt, v, depth + 1));
             it = json_object_iter_next((json_t *)j, it);
         }
         jj_val r = {JJ_DICT, 0, {.d = d}};

@@ -269,7 +269,7 @@ void cal_packer_add_role(cal_packer *p, const uint32_t *ids, const uint8_t *role
         concat_feed(p, ids, n, id, lab);
         break;
     case CAL_PACK_CONCAT:
-        if (p->o.sep == CAL_SEP_NONE && p->o.bos != CAL_POL_DOC && p->o.eos != CAL_POL_DOC) {
+        if (p->o.sep == CAL_SEP_NONE && !p->o.nsep && p->o.bos != CAL_POL_DOC && p->o.eos != CAL_POL_DOC) {
             concat_feed(p, ids, n, id, lab); /* nothing to wrap: no copy */
             break;
         }

@@ -1,4 +1,7 @@
 /* blas.c - OpenBLAS kernel choice from CPUID (see blas.h). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,9 @@
 #include <cpuid.h>
 #endif
 
+#include <sys/resource.h>
+
+#include "base/err.h"
 #include "stats/blas.h"
 
 /* Set on the re-execution to the core OpenBLAS chose by itself, so that -v
@@ -85,27 +91,54 @@ const char *cal_blas_core(void) {
 static char picked[32];
 static int user_set;
 
+/* Set on a re-execution made to start OpenBLAS without its pool (under an
+ * address-space limit, see blas.h, Memory) to the user's own
+ * OPENBLAS_NUM_THREADS ("" when unset), which is put back. */
+#define NOPOOL_ENV "CAL_OPENBLAS_NOPOOL"
+
 void cal_blas_choose(char **argv) {
-    const char *p = getenv(PICKED_ENV);
+    int again = 0;
+    const char *p = getenv(PICKED_ENV), *n = getenv(NOPOOL_ENV);
     if (p) {
         snprintf(picked, sizeof picked, "%s", p);
         unsetenv(PICKED_ENV);
         unsetenv("OPENBLAS_CORETYPE");
-        return;
+        again = 1;
     }
-    if (getenv("OPENBLAS_CORETYPE")) {
-        user_set = 1;
-        return;
+    if (n) {
+        if (*n) setenv("OPENBLAS_NUM_THREADS", n, 1);
+        else unsetenv("OPENBLAS_NUM_THREADS");
+        unsetenv(NOPOOL_ENV);
+        again = 1;
     }
-    cal_cpu_features f;
-    cal_cpu_features_host(&f);
-    const char *cur = cal_blas_core(), *best = cal_blas_upgrade(cur, &f);
-    if (!best) return;
-    if (setenv("OPENBLAS_CORETYPE", best, 1) || setenv(PICKED_ENV, cur, 1)) return;
+    if (again) return;
+    const char *best = NULL;
+    if (getenv("OPENBLAS_CORETYPE")) user_set = 1;
+    else {
+        cal_cpu_features f;
+        cal_cpu_features_host(&f);
+        const char *cur = cal_blas_core();
+        best = cal_blas_upgrade(cur, &f);
+        if (best && (setenv("OPENBLAS_CORETYPE", best, 1) || setenv(PICKED_ENV, cur, 1))) return;
+    }
+    int nopool = openblas_get_num_threads() > 1 && cal_address_room(NULL) != SIZE_MAX;
+    if (nopool) {
+        const char *u = getenv("OPENBLAS_NUM_THREADS");
+        if (setenv(NOPOOL_ENV, u ? u : "", 1) || setenv("OPENBLAS_NUM_THREADS", "1", 1)) nopool = 0;
+    }
+    if (!best && !nopool) return;
     execv("/proc/self/exe", argv);
-    /* exec failed (no /proc): go on with the library's own kernels */
-    unsetenv("OPENBLAS_CORETYPE");
-    unsetenv(PICKED_ENV);
+    /* exec failed (no /proc): go on with the library's own kernels and pool */
+    if (best) {
+        unsetenv("OPENBLAS_CORETYPE");
+        unsetenv(PICKED_ENV);
+    }
+    if (nopool) {
+        const char *u = getenv(NOPOOL_ENV);
+        if (u && *u) setenv("OPENBLAS_NUM_THREADS", u, 1);
+        else unsetenv("OPENBLAS_NUM_THREADS");
+        unsetenv(NOPOOL_ENV);
+    }
 }
 
 const char *cal_blas_kernels(void) {
@@ -120,10 +153,101 @@ const char *cal_blas_kernels(void) {
  * thread pool; the next call that needs the pool starts it again. */
 int blas_thread_shutdown_(void);
 
+/* Under an address-space limit (see blas.h, Memory) the library's thread
+ * count is never raised: that would start pool threads, each mapping a
+ * buffer. -1: not decided yet. */
+static int keep_pool = -1, pool_threads;
+
 void cal_blas_threads(int n) {
+    if (keep_pool < 0) {
+        pool_threads = openblas_get_num_threads();
+        keep_pool = cal_address_room(NULL) != SIZE_MAX;
+    }
+    if (keep_pool) {
+        if (n > pool_threads) n = pool_threads;
+        if (n > 0) openblas_set_num_threads(n);
+        return;
+    }
     if (n > 0) openblas_set_num_threads(n);
     /* The pool, started when the library loaded (or just now), spins in
      * sched_yield for its idle timeout, about 0.1 s, on a core the caller's
      * own threads could use. */
     blas_thread_shutdown_();
+}
+
+/* ---- Memory ------------------------------------------------------------ */
+
+/* "Name:   N kB" of /proc/self/status, in bytes; -1 when absent. */
+static long long status_kb(const char *text, const char *name) {
+    const char *p = strstr(text, name);
+    if (!p) return -1;
+    return strtoll(p + strlen(name), NULL, 10) * 1024;
+}
+
+size_t cal_address_room(const char **which) {
+    static const struct { int res; const char *field, *name; } lim[] = {
+        {RLIMIT_AS, "\nVmSize:", "ulimit -v"},
+        {RLIMIT_DATA, "\nVmData:", "ulimit -d"},
+    };
+    char text[4096];
+    size_t n = 0, room = SIZE_MAX;
+    int have = 0;
+    if (which) *which = "ulimit -v";
+    for (size_t i = 0; i < sizeof lim / sizeof *lim; i++) {
+        struct rlimit r;
+        if (getrlimit(lim[i].res, &r) || r.rlim_cur == RLIM_INFINITY) continue;
+        if (!have) {
+            FILE *f = fopen("/proc/self/status", "r");
+            if (!f) return SIZE_MAX;
+            n = fread(text, 1, sizeof text - 1, f);
+            fclose(f);
+            text[n] = 0;
+            have = 1;
+        }
+        long long used = status_kb(text, lim[i].field);
+        if (used < 0) continue;
+        size_t left = (unsigned long long)used >= r.rlim_cur ? 0 : (size_t)(r.rlim_cur - (unsigned long long)used);
+        if (left < room) {
+            room = left;
+            if (which) *which = lim[i].name;
+        }
+    }
+    return room;
+}
+
+/* A new thread's stack and guard page, and the malloc arena glibc gives
+ * a thread at its first malloc (HEAP_MAX_SIZE: 64 MiB on 64-bit). */
+static size_t thread_own(void) {
+    pthread_attr_t a;
+    size_t s = 8u << 20;
+    if (!pthread_attr_init(&a)) {
+        if (pthread_attr_getstacksize(&a, &s)) s = 8u << 20;
+        pthread_attr_destroy(&a);
+    }
+    return s + 4096 + ((size_t)64 << 20);
+}
+
+size_t cal_blas_thread_bytes(void) { return CAL_BLAS_BUFFER + thread_own(); }
+
+int cal_blas_fit(int threads, size_t room, size_t (*more)(int t, void *ctx), void *ctx) {
+    size_t per = cal_blas_thread_bytes();
+    for (int t = threads; t >= 1; t--) {
+        size_t extra = more ? more(t, ctx) : 0;
+        if (extra <= room && (room - extra) / per >= (size_t)t) return t;
+    }
+    return 0;
+}
+
+static atomic_int buffer_seen;
+
+void cal_blas_took_buffer(void) { atomic_store_explicit(&buffer_seen, 1, memory_order_relaxed); }
+
+void cal_blas_room_for_caller(const char *what) {
+    const char *which;
+    size_t room = cal_address_room(&which);
+    if (room == SIZE_MAX || room >= CAL_BLAS_BUFFER) return;
+    /* Without a pool, what a finished call took is free again. */
+    if (atomic_load_explicit(&buffer_seen, memory_order_relaxed) && keep_pool == 1 && pool_threads == 1) return;
+    cal_die("out of memory: %s needs %zu MiB of address space (OpenBLAS's work buffer), %zu MiB are left under %s",
+            what, (CAL_BLAS_BUFFER + ((size_t)1 << 20) - 1) >> 20, room >> 20, which);
 }

@@ -60,8 +60,10 @@ const char *cal_blas_upgrade(const char *current, const cal_cpu_features *f);
 
 /* Applies cal_blas_upgrade to this CPU: sets OPENBLAS_CORETYPE and
  * re-executes the program with the same argv (nothing may have been read or
- * written yet). The user's own OPENBLAS_CORETYPE always wins. Returns when
- * nothing is to be done, after the re-execution, or when exec failed. */
+ * written yet). The user's own OPENBLAS_CORETYPE always wins. Under an
+ * address-space limit the re-execution also starts OpenBLAS without its
+ * thread pool (see Memory). Returns when nothing is to be done, after the
+ * re-execution, or when exec failed. */
 void cal_blas_choose(char **argv);
 
 /* The kernels in use, for -v: "SkylakeX kernels", "SkylakeX kernels, chosen
@@ -73,7 +75,55 @@ const char *cal_blas_core(void);
 
 /* Sets the BLAS thread count for multi-threaded calls (0 = leave the
  * library's default) and parks the library's thread pool until such a call:
- * idle, the pool spins in sched_yield beside the caller's threads. */
+ * idle, the pool spins in sched_yield beside the caller's threads. Under an
+ * address-space limit (see Memory) n is held to the threads the library
+ * has (one, without a pool). */
 void cal_blas_threads(int n);
+
+/* ---- Memory: OpenBLAS never fails an allocation, it waits --------------
+ *
+ * Each thread in a level-3 BLAS or LAPACK call takes a work buffer from
+ * OpenBLAS's table, mapping a new one (CAL_BLAS_BUFFER bytes, kept for
+ * reuse) when none is free; so does each thread of OpenBLAS's own pool when
+ * it starts, keeping it until the pool is stopped. When the mapping fails
+ * (the address-space limit of ulimit -v or ulimit -d) OpenBLAS 0.3.21 tries
+ * again for ever (blas_memory_alloc): the program spins instead of failing.
+ * Which buffers are mapped and free at a given moment cannot be known from
+ * outside, and the pool's threads take theirs when they get to run. So
+ * under such a limit cal_blas_choose starts the library again without its
+ * pool (OPENBLAS_NUM_THREADS=1: LAPACK runs in the caller's thread),
+ * cal_blas_threads never starts one, and callers count a fresh buffer for
+ * every thread of their own that will call the BLAS: they run fewer
+ * threads, or stop with "out of memory", where the limit leaves no room.
+ * Without a limit nothing changes. */
+
+/* OpenBLAS's buffer on x86-64 (BUFFER_SIZE, 32 << 22) and the page it adds,
+ * as it asks malloc/mmap for it (0.3.21, seen in the debugger). */
+#define CAL_BLAS_BUFFER (((size_t)128 << 20) + 4096)
+
+/* The bytes of address space this process may still map under RLIMIT_AS
+ * and RLIMIT_DATA (from /proc/self/status); SIZE_MAX when no limit is set
+ * (or the kernel does not say what is used). *which (may be NULL) gets the
+ * limit that leaves least: "ulimit -v" or "ulimit -d". */
+size_t cal_address_room(const char **which);
+
+/* The address space one new thread that calls the BLAS may come to map: a
+ * work buffer (CAL_BLAS_BUFFER), its stack (the default thread stack size
+ * and a guard page) and the malloc arena glibc gives it (64 MiB). */
+size_t cal_blas_thread_bytes(void);
+
+/* How many of `threads` new threads (1..threads), each to run BLAS calls at
+ * the same time, fit in `room` bytes once more(t, ctx) bytes more are
+ * mapped for t of them (more NULL: nothing more); 0 when not even one. */
+int cal_blas_fit(int threads, size_t room, size_t (*more)(int t, void *ctx), void *ctx);
+
+/* Says that a BLAS call that always takes a work buffer (dsyrk, unlike a
+ * small dgemm) has returned: a buffer is mapped, free once no call runs. */
+void cal_blas_took_buffer(void);
+
+/* Before a BLAS or LAPACK call in this thread, no other running (the
+ * buffer cal_blas_took_buffer saw is free then): stops with "out of memory" naming `what` when the
+ * address-space limit leaves no room for a fresh buffer. */
+void cal_blas_room_for_caller(const char *what);
 
 #endif

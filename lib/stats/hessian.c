@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "stats/hessian.h"
+#include "stats/blas.h"
 #include "base/dtype.h"
 #include "base/err.h"
 #include "base/num.h"
@@ -268,6 +269,7 @@ int cal_gptq_inverse(const double *A, size_t d, double damp, double *out, size_t
     mean /= (double)d;
     for (size_t i = 0; i < d; i++) out[i * d + i] += damp * mean;
     if (dead) *dead = nd;
+    cal_blas_room_for_caller("the GPTQ inverse (LAPACK)");
     /* The matrix is symmetric, so its row-major and column-major views agree;
      * LAPACK works column-major on the upper triangle throughout. */
     dpotrf_("U", &n, out, &n, &info);

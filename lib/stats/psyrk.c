@@ -1,5 +1,6 @@
 /* psyrk.c - tiled, multi-threaded, deterministic C += A^T A (see psyrk.h
  * for the model). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -140,6 +141,7 @@ static void product(const cal_psyrk *p, const tile *t, size_t lane, double beta,
     if (is_diag(t)) {
         double *c = lane & 1 ? p->diag[lane] + t->i0 : m + t->i0 + t->j0 * p->ld;
         cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, ni, k, 1.0, b + t->i0, ld, beta, c, ld);
+        cal_blas_took_buffer();
     } else if (lane & 1)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nj, ni, k, 1.0, b + t->j0, ld, b + t->i0, ld, beta,
                     m + t->j0 + t->i0 * p->ld, ld);
@@ -328,6 +330,47 @@ static int may_group(cal_psyrk *p) {
     return known;
 }
 
+/* ---- Room under an address-space limit (blas.h, Memory) ----------------
+ * An accumulator maps its blocks of rows and, per worker, a stack and
+ * OpenBLAS's work buffer, late (at the first block, the first concurrent
+ * BLAS call). What live accumulators were promised and have not mapped yet
+ * is held back from the room the next one sees. */
+#define ROOM_MARGIN ((size_t)32 << 20) /* the reader's buffers, scratch */
+static size_t promised, first_room;
+
+typedef struct {
+    size_t ntiles, block_bytes;
+} blocks_ctx;
+
+static size_t blocks_for(int t, void *ctx) {
+    const blocks_ctx *b = ctx;
+    size_t huge = (size_t)2 << 20, one = (b->block_bytes + huge - 1) / huge * huge + huge;
+    return cal_psyrk_nbuf(t, b->ntiles) * one + ROOM_MARGIN;
+}
+
+static int fit_threads(const cal_psyrk *p, int threads) {
+    const char *which;
+    size_t room = cal_address_room(&which);
+    if (room == SIZE_MAX) return threads;
+    if (!live) first_room = room, promised = 0;
+    size_t mapped = first_room > room ? first_room - room : 0;
+    size_t outstanding = promised > mapped ? promised - mapped : 0;
+    size_t avail = room > outstanding ? room - outstanding : 0;
+    blocks_ctx b = {p->ntiles, p->block * p->ld * sizeof(double)};
+    int fit = cal_blas_fit(threads, avail, blocks_for, &b);
+    if (!fit)
+        cal_die("out of memory: accumulating %zu-wide vectors needs %zu MiB of address space (OpenBLAS's work "
+                "buffer, a thread and %zu blocks of rows), %zu MiB are left under %s%s",
+                p->d, (cal_blas_thread_bytes() + blocks_for(1, &b) + ((size_t)1 << 20) - 1) >> 20,
+                cal_psyrk_nbuf(1, p->ntiles), avail >> 20, which,
+                live ? " (each accumulator has threads of its own: --threads 1 needs least)" : "");
+    if (fit < threads)
+        cal_warn("%d thread%s instead of %d: %s leaves room for %d of OpenBLAS's work buffers", fit,
+                 fit == 1 ? "" : "s", threads, which, fit);
+    promised += (size_t)fit * cal_blas_thread_bytes() + blocks_for(fit, &b);
+    return fit;
+}
+
 cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     cal_psyrk *p = cal_xcalloc(1, sizeof *p);
     p->d = d;
@@ -352,6 +395,7 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? (int)n : 1;
     }
+    threads = fit_threads(p, threads);
     p->nth = threads;
     p->nbuf = cal_psyrk_nbuf(threads, p->ntiles);
     p->slot = cal_xcalloc(p->nbuf, sizeof *p->slot);
@@ -368,8 +412,11 @@ cal_psyrk *cal_psyrk_new(size_t d, size_t block_rows, int threads, double *C) {
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->done, NULL);
     p->th = cal_xcalloc((size_t)threads, sizeof *p->th);
+    int err;
     for (int i = 0; i < threads; i++)
-        if (pthread_create(&p->th[i], NULL, worker, p)) cal_die("cannot start a thread");
+        if ((err = pthread_create(&p->th[i], NULL, worker, p)))
+            cal_die("cannot start a thread: %s", err == EAGAIN ? "out of memory or of processes (ulimit -v, ulimit -u)"
+                                                                : strerror(err));
     active = p;
     cal_atexit_cleanup(quiesce);
     return p;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "io/pyjson.h"
 
 typedef struct cal_chat_render cal_chat_render;
 
@@ -54,7 +55,8 @@ const char *cal_chat_render_source(const cal_chat_render *c);
  * tool_calls, ...) or "conversations" (ShareGPT from/value, mapped to
  * role/content with human -> user, gpt -> assistant); record is the whole
  * record, whose "tools" and "documents" (lists, or absent/null; documents
- * absent: --chat-var's, else null) are passed on. With
+ * absent: --chat-var's, else null) are passed on; marks are the record's
+ * numbers jansson cannot hold (io/pyjson.h; NULL: none). With
  * spec->system, a {"role": "system", "content": SYSTEM} turn goes first
  * unless the first message is a system turn (llm-compressor's ultrachat
  * preprocessing inserts an empty one so). Writes the text into out
@@ -63,8 +65,8 @@ const char *cal_chat_render_source(const cal_chat_render *c);
  * of role system left out, as auto-round's apply_chat_template_to_samples
  * retries after any error), or -1 with the template's message (or what is
  * wrong with the record) in err. */
-int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
-                           char *err, size_t errlen);
+int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs,
+                           const cal_pyjson *marks, cal_buf *out, char *err, size_t errlen);
 
 /* cal_chat_render_record, also appending to spans the byte spans of out
  * that are the assistant's output, as u32 pairs (start, end) in native byte
@@ -73,8 +75,9 @@ int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const
  * assistant turn found by rendering the conversation up to it (with the
  * generation prompt) and through it: the turn's text and its end-of-turn
  * tokens. Assistant turns not found so are counted in *lost. */
-int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const json_t *msgs, cal_buf *out,
-                          cal_buf *spans, uint64_t *lost, char *err, size_t errlen);
+int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const json_t *msgs,
+                          const cal_pyjson *marks, cal_buf *out, cal_buf *spans, uint64_t *lost, char *err,
+                          size_t errlen);
 
 /* Text as a user turn (cal-read --as-user): the messages [{"role": "system",
  * "content": spec->system} when set, {"role": "user", "content": text}],
@@ -83,7 +86,8 @@ int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const 
  * text[0..n) is UTF-8. Returns 0, 1 (rendered at the retry), or -1 with err. */
 int cal_chat_render_user(const cal_chat_render *c, const char *text, size_t n, cal_buf *out, char *err, size_t errlen);
 
-/* 0 when kv is a valid --chat-var KEY=JSON, else -1 with the reason in err. */
+/* 0 when kv is a valid --chat-var KEY=JSON (JSON as Python's json.loads
+ * reads it: big integers, NaN, NUL in keys), else -1 with the reason in err. */
 int cal_chat_var_check(const char *kv, char *err, size_t errlen);
 
 void cal_chat_render_free(cal_chat_render *c);

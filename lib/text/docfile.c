@@ -167,6 +167,7 @@ static int lone_object(cal_docfile *r, const char *p, size_t n, cal_doc *d, cal_
         }
     }
     json_decref(root);
+    cal_jsonl_done(&r->json);
     return stop;
 }
 

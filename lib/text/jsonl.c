@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "base/utf8.h"
 #include "io/jsonscan.h"
+#include "io/pyjson.h"
 #include "text/chat.h"
 #include "text/fieldfmt.h"
 
@@ -70,9 +71,25 @@ json_t *cal_jsonl_parse(cal_jsonl *j, const char *line, size_t n, char *err, siz
     if (escape_controls(p, pn, &j->esc)) p = j->esc.p, pn = j->esc.n, rewritten = 1;
     json_error_t e;
     json_t *root = json_loadb(p, pn, JSON_ALLOW_NUL | JSON_DECODE_ANY, &e);
-    if (!root) /* a rewritten line has other offsets: name the line's start */
-        fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s", e.text);
+    cal_pyjson_free(j->marks_owned);
+    j->marks = j->marks_owned = NULL;
+    if (!root) {
+        /* what jansson refuses may be Python's JSON (json.loads reads it):
+         * big integers, NaN, Infinity, 1e400 */
+        char perr[256];
+        if (cal_pyjson_loads(p, pn, &root, &j->marks_owned, perr, sizeof perr) < 0) {
+            /* a rewritten line has other offsets: name the line's start */
+            fail(err, errlen, pos, rewritten || e.position < 0 ? 0 : (size_t)e.position, "invalid JSON: %s", e.text);
+            return NULL;
+        }
+        j->marks = j->marks_owned;
+    }
     return root;
+}
+
+void cal_jsonl_done(cal_jsonl *j) {
+    cal_pyjson_free(j->marks_owned);
+    j->marks = j->marks_owned = NULL;
 }
 
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
@@ -92,6 +109,7 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
     int r = cal_jsonl_record(j, root, text, tn, err, errlen);
     *pos = 0;
     json_decref(root);
+    cal_jsonl_done(j);
     return r;
 }
 
@@ -134,7 +152,7 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
         *text = j->str.p, *tn = j->str.n;
     } else if (json_is_array(v) && chat_name && j->render) {
         j->spans.n = 0;
-        int k = cal_chat_render_spans(j->render, root, v, &j->chat_text, j->want_spans ? &j->spans : NULL,
+        int k = cal_chat_render_spans(j->render, root, v, j->marks, &j->chat_text, j->want_spans ? &j->spans : NULL,
                                       &j->lost_turns, err, errlen);
         if (k >= 0) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n, j->chat = 1;
         else r = -2;
@@ -172,4 +190,5 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
 void cal_jsonl_free(cal_jsonl *j) {
     cal_buf_free(&j->str), cal_buf_free(&j->chat_text), cal_buf_free(&j->fix), cal_buf_free(&j->esc);
     cal_buf_free(&j->spans);
+    cal_jsonl_done(j);
 }

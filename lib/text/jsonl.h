@@ -31,6 +31,8 @@ typedef struct {
     int want_spans;     /* --assistant-mask: render with the assistant's spans */
     cal_buf spans;      /* the last chat's spans (u32 pairs), when want_spans */
     uint64_t lost_turns; /* assistant turns whose span was not found */
+    const struct cal_pyjson *marks; /* the parsed record's numbers jansson cannot hold (io/pyjson.h), or NULL */
+    struct cal_pyjson *marks_owned; /* the same, kept until cal_jsonl_done or the next parse */
     cal_buf str, chat_text, fix, esc; /* scratch */
 } cal_jsonl;
 
@@ -49,7 +51,10 @@ typedef struct {
  * has no chat list, or also has the text field) returns -3 with the reason
  * in err: --chat never passes text on as if it were rendered. A list of strings is
  * one document, its strings joined by a blank line. With j->fmt the text is
- * the template filled from the record (text/fieldfmt.h). */
+ * the template filled from the record (text/fieldfmt.h). A line jansson
+ * refuses is read again as Python's json.loads reads it (io/pyjson.h: big
+ * integers, NaN, Infinity, NUL in keys), and its numbers reach a chat
+ * template as json.loads gives them. */
 int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, size_t *tn, char *err,
                   size_t errlen, size_t *pos);
 /* The value of line[0..n) parsed as cal_jsonl_doc parses it (invalid UTF-8
@@ -57,6 +62,9 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
  * reference, or NULL with the message in err and in *pos the byte of the
  * line it concerns. */
 json_t *cal_jsonl_parse(cal_jsonl *j, const char *line, size_t n, char *err, size_t errlen, size_t *pos);
+/* After a record that cal_jsonl_parse returned is done with (json_decref'd):
+ * forgets its marks, which name its nodes. */
+void cal_jsonl_done(cal_jsonl *j);
 /* The same for a record already parsed (a Parquet row, io/parquet_rec.h):
  * 1, 0 (a null value), -1 with the message in err, -2 (a template error) or
  * -3 (not a conversation, under --chat). */

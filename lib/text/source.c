@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/modelfile.h"
 
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
@@ -47,9 +48,15 @@ void cal_source_close(cal_source *s) {
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int cal_source_files(const char *path, int (*fn)(void *ctx, const char *file), void *ctx) {
-    struct stat sb;
-    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) return fn(ctx, path);
+/* The folders being walked, outermost first: a link back to one is a cycle. */
+typedef struct ancestor {
+    dev_t dev;
+    ino_t ino;
+    const struct ancestor *up;
+} ancestor;
+
+static int walk(const char *path, const ancestor *up, int (*fn)(void *ctx, const char *file), void *ctx,
+                cal_drops *drops) {
     DIR *d = opendir(path);
     if (!d) cal_die("%s: %s", path, strerror(errno));
     char **names = NULL;
@@ -65,12 +72,52 @@ int cal_source_files(const char *path, int (*fn)(void *ctx, const char *file), v
     for (size_t i = 0; i < n && !stop; i++) {
         cal_buf p = {0};
         cal_buf_addf(&p, "%s/%s", path, names[i]);
-        stop = cal_source_files(p.p, fn, ctx);
+        struct stat st;
+        if (stat(p.p, &st) != 0) {
+            /* a broken link is an error that says what the name is */
+            char kind[4200];
+            const char *k = cal_path_kind(p.p, kind, sizeof kind);
+            cal_die("%s: %s", p.p, k ? k : strerror(errno));
+        }
+        if (S_ISDIR(st.st_mode)) {
+            int cycle = 0;
+            for (const ancestor *a = up; a && !cycle; a = a->up) cycle = a->dev == st.st_dev && a->ino == st.st_ino;
+            if (cycle) {
+                cal_drops_note(drops, "folders", "skipped as links back to a folder above them (a cycle)", 1, 0, NULL);
+            } else {
+                ancestor me = {st.st_dev, st.st_ino, up};
+                stop = walk(p.p, &me, fn, ctx, drops);
+            }
+        } else if (S_ISREG(st.st_mode)) {
+            stop = fn(ctx, p.p);
+        } else {
+            /* opening a FIFO would wait for a writer, a device may never
+             * end: only regular files are read from folders */
+            const char *why = S_ISFIFO(st.st_mode)   ? "skipped in folders as FIFOs (not regular files)"
+                              : S_ISSOCK(st.st_mode) ? "skipped in folders as sockets (not regular files)"
+                                                     : "skipped in folders as devices (not regular files)";
+            cal_drops_note(drops, "files", why, 1, 0, NULL);
+        }
         cal_buf_free(&p);
     }
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names);
     return stop;
+}
+
+int cal_source_files(const char *path, int (*fn)(void *ctx, const char *file), void *ctx, cal_drops *drops) {
+    struct stat sb;
+    static cal_drops none; /* counts nobody reads, for callers without */
+    if (!drops) drops = &none;
+    if (strcmp(path, "-") == 0) return fn(ctx, path);
+    if (stat(path, &sb) != 0) {
+        char kind[4200];
+        if (errno == ELOOP && cal_path_kind(path, kind, sizeof kind)) cal_die("%s: %s", path, kind);
+        return fn(ctx, path);
+    }
+    if (!S_ISDIR(sb.st_mode)) return fn(ctx, path); /* named by the user: a FIFO or /dev/stdin is read */
+    ancestor top = {sb.st_dev, sb.st_ino, NULL};
+    return walk(path, &top, fn, ctx, drops);
 }
 
 /* A file's bytes, hashed by reading it (a Parquet file, which is mapped,

@@ -4,6 +4,7 @@
 #ifndef CAL_TEXT_SOURCE_H
 #define CAL_TEXT_SOURCE_H
 
+#include "stream/drops.h"
 #include "stream/stream.h"
 
 typedef struct {
@@ -23,8 +24,13 @@ void cal_source_close(cal_source *s);
 
 /* Calls fn(ctx, file) for path itself, or, for a directory, for every entry
  * (hidden ones skipped) in strcmp order, descending into subdirectories where
- * they sort. Stops at the first nonzero fn result and returns it. */
-int cal_source_files(const char *path, int (*fn)(void *ctx, const char *file), void *ctx);
+ * they sort. Stops at the first nonzero fn result and returns it. In a
+ * folder only regular files are read: FIFOs (which would block), sockets
+ * and devices are skipped and counted in drops (may be NULL), as are links
+ * back to a folder being walked (a cycle); a symbolic link loop or a
+ * dangling link ends the program with one line saying so. A path named
+ * itself is read whatever it is (a FIFO from `<(cmd)`, /dev/stdin). */
+int cal_source_files(const char *path, int (*fn)(void *ctx, const char *file), void *ctx, cal_drops *drops);
 
 /* The fingerprint of what a SOURCE operand held, for its `input` metadata
  * line: shards of a fan-out are checked against it where they meet

@@ -10,22 +10,33 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "tok/automap.h"
 #include "tok/hf_json.h"
 
 char *tok_read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: a FIFO is refused below, not waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
+        int e = errno;
+        char kind[600];
+        if (e == ELOOP && cal_path_kind(path, kind, sizeof kind)) snprintf(err, errlen, "%s", kind);
+        else snprintf(err, errlen, "%s", strerror(e));
+        errno = e;
         return NULL;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
         close(fd);
-        snprintf(err, errlen, "is a directory");
+        char kind[600];
+        if (S_ISDIR(st.st_mode)) snprintf(err, errlen, "is a directory");
+        else snprintf(err, errlen, "%s, not a regular file", cal_path_kind(path, kind, sizeof kind) ? kind : "not a regular file");
+        errno = EINVAL;
         return NULL;
     }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16, n = 0;
     char *p = cal_xmalloc(cap);
     for (;;) {
@@ -99,21 +110,24 @@ static void json_free(json_file *f)
 /* Parses DIR/NAME when it exists: 1, 0 when absent, -1 with err. */
 static int read_json(const char *dir, const char *name, json_file *f, tok_config *c, char *err, size_t errlen)
 {
-    char path[4096], why[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *path, why[256];
+    int got = cal_model_file(dir, name, &path, err, errlen); /* a regular file of the folder */
+    if (got <= 0) return got;
     size_t len;
     char *s = tok_read_file(path, &len, why, sizeof why);
     if (!s) {
-        if (errno == ENOENT) return 0;
         snprintf(err, errlen, "%s: %s", path, why);
+        free(path);
         return -1;
     }
     f->text = s;
     f->doc = tj_parse(s, len, &f->root, why, sizeof why);
     if (!f->doc || f->root->type != TJ_OBJ) {
         snprintf(err, errlen, "%s: %s", path, f->doc ? "expected a JSON object" : why);
+        free(path);
         return -1;
     }
+    free(path);
     size_t k = strlen(c->files);
     snprintf(c->files + k, sizeof c->files - k, "%s%s", k ? " " : "", name);
     return 1;

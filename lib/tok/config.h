@@ -60,8 +60,9 @@ size_t tok_config_specials(const tok_config *c, const tc_token **out, size_t max
 int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen);
 void tok_config_free(tok_config *c);
 
-/* The whole file (NUL-terminated, malloc'd); NULL with strerror's text or
- * "is a directory" in err. */
+/* The whole file (NUL-terminated, malloc'd); NULL with strerror's text,
+ * "is a directory" or what else the path is (a FIFO, a device, a symbolic
+ * link loop: never waited on or read without end) in err. */
 char *tok_read_file(const char *path, size_t *len, char *err, size_t errlen);
 
 #endif

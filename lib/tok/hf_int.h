@@ -76,8 +76,10 @@ int th_pattern_next(const th_pattern *p, pcre2_match_data *md, const char *s, si
 void th_pattern_error(const tok_hf *t, const th_pattern *p, int rc, char *err, size_t errlen);
 int th_scanner_for(const char *pattern, size_t len); /* TH_RE_* or TH_RE_PCRE */
 const char *th_scanner_pattern(int scanner);         /* the regex a scanner implements */
-/* PCRE2 (UTF, UCP, JIT) with \s as onig's White_Space; NULL on error. */
-pcre2_code *th_pcre_compile(const char *p, size_t n, int *ec, size_t *eo);
+/* The Oniguruma pattern p[0..n) (the reference's syntax) compiled by PCRE2
+ * (UTF, UCP, multi-line, JIT) as hf_onig.c rewrites it; NULL with a message
+ * in err ("at offset N: ..." or "PCRE2: ...") when it cannot be. */
+pcre2_code *th_pcre_compile(const char *p, size_t n, char *err, size_t errlen);
 /* Hand-written scanners: the next leftmost-first match at or after from. */
 int th_scan_next(int scanner, const char *s, size_t len, size_t from, size_t *ms, size_t *me);
 /* Up to max successive matches from *from (th_scan_next's, an empty match

@@ -130,15 +130,12 @@ static int compile_pattern(ld *l, const tj *pat, const char *path, th_pattern *o
      * compile (Unicode classes spelt out code point by code point) was
      * most of a prepared tokenizer's load */
     if (out->scanner != TH_RE_PCRE) return 0;
-    int ec;
-    size_t eo;
-    out->re = th_pcre_compile(r->u.s, r->n, &ec, &eo);
+    char m[200];
+    out->re = th_pcre_compile(r->u.s, r->n, m, sizeof m);
     if (!out->re) {
         free(out->where); /* the callers free nothing of a pattern that failed */
         out->where = NULL;
-        char m[200];
-        pcre2_get_error_message(ec, (PCRE2_UCHAR *)m, sizeof m);
-        return bad(l, path, "regex not supported by the PCRE2 fallback at offset %zu: %s", eo, m);
+        return bad(l, path, "regex not supported: %s", m);
     }
     return 0;
 }

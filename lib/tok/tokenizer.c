@@ -38,6 +38,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "base/hash.h"
 #include "base/utf8.h"
 #include "stream/stream.h"
@@ -279,11 +280,6 @@ static void file_defaults(cal_tok *t) {
         if (t->special[k] >= 0) t->from[k] = cal_xstrdup(f[k]);
 }
 
-static int is_file(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static cal_tok *load_files(const char *path, char *err, size_t errlen) {
     cal_tok *t = cal_xcalloc(1, sizeof *t);
     struct stat st;
@@ -292,10 +288,13 @@ static cal_tok *load_files(const char *path, char *err, size_t errlen) {
         /* a model folder: tokenizer.json as AutoTokenizer prefers it, else tokenizer.model */
         static const char *const files[] = {"tokenizer.json", "tokenizer.model"};
         for (size_t i = 0; i < 2 && !tokfile; i++) {
-            char *p = cal_xmalloc(strlen(path) + strlen(files[i]) + 2);
-            sprintf(p, "%s/%s", path, files[i]);
-            if (is_file(p)) tokfile = p, t->files = cal_xstrdup(files[i]);
-            else free(p);
+            /* what is there must be a regular file of the folder (base/modelfile.h) */
+            int got = cal_model_file(path, files[i], &tokfile, err, errlen);
+            if (got < 0) {
+                free(t);
+                return NULL;
+            }
+            if (got) t->files = cal_xstrdup(files[i]);
         }
         if (!tokfile) {
             cal_errf(err, errlen, "a folder without tokenizer.json or tokenizer.model");

@@ -16,14 +16,14 @@ SECS=${FUZZ_SECONDS:-60}
 OUT=build/fuzz
 mkdir -p "$OUT/obj"
 FLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer"
-PKGS="libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson liblzma"
+PKGS="libutf8proc sentencepiece libzstd libxxhash zlib snappy libpcre2-8 openblas jansson liblzma gmp"
 PCF=$(pkg-config --cflags $PKGS)
 PLIBS=$(pkg-config --libs $PKGS)
 objs=""
 jobs=$(nproc 2>/dev/null || echo 2)
 running=0
-make -s build/gen/unidata.c   # lib/tok's generated Unicode tables (lib/tok/unicode.h)
-for src in lib/*/*.c lib/*/*.cc build/gen/unidata.c; do
+make -s build/gen/unidata.c build/gen/entities.c  # generated tables (lib/tok/unicode.h, lib/jinja's HTML entities)
+for src in lib/*/*.c lib/*/*.cc build/gen/unidata.c build/gen/entities.c; do
   [ -e "$src" ] || continue
   o="$OUT/obj/$(echo "$src" | tr / _).o"
   if [ ! -e "$o" ] || [ "$src" -nt "$o" ] || [ -n "$(find lib -name '*.h' -newer "$o")" ]; then

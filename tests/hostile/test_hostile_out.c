@@ -191,7 +191,56 @@ static void killed(void *arg) {
     raise(SIGTERM);
 }
 
+/* Every signal that ends a program, sent while a temp file is open: it is
+ * removed, one line says what happened, the program ends by that signal. */
+static int sent_sig;
+static void killed_by(void *arg) {
+    (void)arg;
+    /* a job started in the background by a shell inherits SIGINT and SIGQUIT
+     * ignored, which the writer keeps so: the default, as from a terminal */
+    signal(sent_sig, SIG_DFL);
+    cal_writer *w = cal_writer_open(target);
+    cal_write_text(w, "a", 1, "one", 3);
+    cal_writer_flush(w);
+    raise(sent_sig);
+    exit(0);
+}
+
+/* A write past ulimit -f (SIGXFSZ, as the shell leaves it): one line, the
+ * temp file removed. */
+static void too_big(void *arg) {
+    (void)arg;
+    signal(SIGXFSZ, SIG_DFL);
+    struct rlimit r = {1 << 16, 1 << 16};
+    setrlimit(RLIMIT_FSIZE, &r);
+    cal_writer *w = cal_writer_open(target);
+    static char text[4096];
+    memset(text, 'x', sizeof text);
+    for (int i = 0; i < 100; i++) cal_write_text(w, "a", (uint64_t)i, text, sizeof text);
+    cal_writer_close(w);
+}
+
+static void test_fatal_signals(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU, SIGALRM, SIGVTALRM, SIGPROF, SIGUSR1,
+                               SIGUSR2, SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        sent_sig = sigs[i];
+        target = h_path(dir, "sig.cal");
+        h_outcome o = h_run(killed_by, NULL);
+        struct stat st;
+        int ok = o.status == 128 + sigs[i] && stat(target, &st) != 0 && !temps_left() && o.lines == 1 &&
+                 h_match(o.err, "^hostile: .*; removed the unfinished .*/sig\\.cal\\.tmp\\.[0-9]+$");
+        CHECK(ok, "signal %d (%s): the temp file removed, one line, the signal's status", sigs[i], strsignal(sigs[i]));
+        if (!ok) printf("# status %d, stderr: %s\n", o.status, o.err);
+    }
+    target = h_path(dir, "big.cal");
+    EXPECT_DIE(1, "big\\.cal: write error: the file size limit is reached \\(ulimit -f; SIGXFSZ\\)$", too_big, NULL,
+               "a write past ulimit -f (SIGXFSZ): one line, exit 1");
+    CHECK(!temps_left(), "  and no temp file is left");
+}
+
 static void test_signals(void) {
+    test_fatal_signals();
     target = h_path(dir, "sigint.cal");
     EXPECT_OK(ignore_sigint, NULL, "an inherited SIG_IGN for SIGINT is kept by the cleanup handler");
     CHECK(holds(target, 1), "the output was completed");

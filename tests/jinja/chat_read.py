@@ -4,8 +4,10 @@ them): the generated conversations of cases.py (every role order, tools,
 empty contents, unicode, special-token lookalikes in user text, tool_calls,
 reasoning_content, lists of parts) as OpenAI {"messages", "tools"} records
 (tools left out, null or a list), some as ShareGPT {"conversations":
-[{from, value}]}, and records whose tool-call arguments hold integers and
-floats that Python prints differently (1 and 1.0).
+[{from, value}]}, records whose tool-call arguments hold integers and
+floats that Python prints differently (1 and 1.0), and records only
+Python's json.loads reads (jansson refuses them): integers past 64 bits,
+NaN, Infinity, 1e400, a NUL in a key.
 
 chat_read.py RECORDS MODEL_DIR AGP OUT [KWARGS] - the reference: each record rendered
 as transformers' tokenizer.apply_chat_template(messages, tools=tools,
@@ -55,6 +57,23 @@ def records():
     for k in range(3):  # RAG records: documents reach the template
         yield {"messages": [{"role": "user", "content": "What do the documents say? %d" % k}],
                "documents": docs[:k + 1] if k < 2 else None}
+    # What json.loads reads and jansson refuses (json.dumps writes NaN and
+    # Infinity as such; RAW below adds 1e400 and -0 as text).
+    odd = {"order_id": 12345678901234567890, "neg": -(2 ** 70), "nan": float("nan"), "inf": float("inf"),
+           "ninf": float("-inf"), "key\x00nul": "v", "small": 7}
+    for k in range(2):
+        call = {"id": "c2", "type": "function", "function": {"name": "lookup_order", "arguments": odd}}
+        msgs = [{"role": "user", "content": "order %d" % odd["order_id"]},
+                {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "content": "status of %d: shipped" % odd["order_id"]},
+                {"role": "assistant", "content": "done"}]
+        yield {"messages": msgs, "tools": cases.TOOLS if k else None}
+
+
+# Records as text: numbers json.dumps cannot write.
+RAW = ['{"messages": [{"role": "user", "content": "big"}, {"role": "assistant", "content": "", "tool_calls": '
+       '[{"id": "c3", "type": "function", "function": {"name": "f", "arguments": {"x": 1e400, "y": -1e400, '
+       '"z": -0, "w": 123456789012345678901234567890123456789, "v": -1.5E+300}}}]}]}']
 
 
 def special_tokens(cfg):
@@ -122,6 +141,8 @@ def main():
         with open(sys.argv[1], "w", encoding="utf-8") as out:
             for r in records():
                 out.write(json.dumps(r, ensure_ascii=False) + "\n")
+            for line in RAW:
+                out.write(line + "\n")
         return
     recs_path, model_dir, agp, out_path = sys.argv[1:5]
     env = hfenv.environment(now=datetime.datetime(2024, 7, 26))

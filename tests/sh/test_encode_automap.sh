@@ -14,7 +14,7 @@ fi
 printf 'Hello world\n' | $PY examples/calstream.py text "$T/hw.cal"
 # mk DIR CONFIG_JSON [TOKENIZER_CONFIG_JSON]: a folder of Mistral's tokenizer.json
 mk() {
-  mkdir -p "$T/$1" && ln -sf "$PWD/build/tokenizers/mistral/tokenizer.json" "$T/$1/tokenizer.json"
+  mkdir -p "$T/$1" && cp "$PWD/build/tokenizers/mistral/tokenizer.json" "$T/$1/tokenizer.json"
   printf '%s\n' "$2" >"$T/$1/config.json"
   [ -n "${3:-}" ] && printf '%s\n' "$3" >"$T/$1/tokenizer_config.json"
   return 0

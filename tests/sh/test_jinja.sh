@@ -4,8 +4,9 @@
 # the chat templates of the fetched npm models (scripts/fetch-tokenizers.sh puts
 # their tokenizer_config.json in build/tokenizers), the real templates of
 # tests/jinja/templates/ and random templates (tests/jinja/synth.py), over
-# generated conversations (tests/jinja/cases.py), all rendered in one process
-# each side. Outputs must be byte-identical; a template error must be an error
+# generated conversations (tests/jinja/cases.py), and the grid of every
+# filter, test and operator over every kind of value (tests/jinja/grid.py),
+# all rendered in one process each side. Outputs must be byte-identical; a template error must be an error
 # in C too, with raise_exception's message word for word.
 . tests/lib.sh
 if ! $PY -c 'import jinja2' 2>/dev/null; then
@@ -25,6 +26,15 @@ if ! (ulimit -v 4000000; $PY tests/jinja/cases.py "$T/cases.jsonl" "$toks" 2000)
 fi
 grep '^#' "$T/py.out"
 "$drv" --cases "$T/cases.jsonl"
+# The grid: every filter and test of jinja2 over every kind of value (big
+# ints, undefined, macros, loops, generators ...), and the operators over
+# the numbers (tests/jinja/grid.py), each expression rendered both sides.
+if ! $PY tests/jinja/grid.py "$T/grid.jsonl" >"$T/grid.py.out" 2>&1; then
+  not_ok "python3-jinja2 renders the grid" "$(tail -3 "$T/grid.py.out")"
+else
+  grep '^#' "$T/grid.py.out"
+  "$drv" --cases "$T/grid.jsonl"
+fi
 # The comparison can fail: one changed byte and one changed raise_exception
 # message must both be reported.
 $PY - "$T/cases.jsonl" "$T/bad.jsonl" <<'PYEOF'

@@ -102,6 +102,27 @@ chatvar() { # chatvar MODEL AGP KWARGS_JSON CAL-READ-ARGS...
 }
 chatvar qwen3 1 '{"enable_thinking": false}' --chat-var enable_thinking=false
 chatvar llama3.1-instruct 0 '{"bos_token": "<B>"}' --chat-var 'bos_token="<B>"'
+# Numbers only Python's json.loads reads, in records and in --chat-var, as
+# the template sees them: ints past 64 bits, NaN, infinities, NUL in keys
+# (tests/jinja/chat_read.py's last records), printed, computed, tojson'd.
+mkdir -p "$T/numbers"
+cp "$toks/qwen3/tokenizer_config.json" "$T/numbers/"
+cat >"$T/numbers/chat_template.jinja" <<'JEOF'
+{%- for m in messages %}{{ m.role }}:{{ m.content }}{% for c in m.tool_calls or [] %}|{{ c.function.arguments|tojson }}
+{%- for k, v in c.function.arguments|dictsort %} {{ k|tojson }}={{ v }}/{{ v * 3 if v is number else '' }}
+{%- if v is integer %}/{{ v // 7 }}/{{ '%x' % v }}/{{ '{:,}'.format(v) }}{% endif %}{% endfor %}{% endfor %}
+{% endfor %}{{ big }}|{{ big|tojson }}|{{ (big * 3) // 7 }}|{{ nk|tojson }}|{{ nan }}|{{ nan == nan }}
+JEOF
+kw='{"big": 12345678901234567890123, "nk": {"a\u0000b": [NaN, -1208925819614629174706176]}, "nan": NaN}'
+if $PY tests/jinja/chat_read.py "$T/recs.jsonl" "$T/numbers" 0 "$T/want.num" "$kw" &&
+   cal-read --chat "$T/numbers" --chat-var big=12345678901234567890123 \
+     --chat-var 'nk={"a\u0000b": [NaN, -1208925819614629174706176]}' --chat-var nan=NaN \
+     --date 2024-07-26 --skip-bad "$T/recs.jsonl" >"$T/num.cal" 2>"$T/err" &&
+   compare numbers "$T/num.cal" "$T/want.num"; then
+  ok "big ints, NaN, infinities and NUL keys of records and --chat-var as json.loads gives them to the template"
+else
+  not_ok "numbers of records and --chat-var as json.loads gives them" "$(cat "$T/err" "$T/cmp.out" | tail -3)"
+fi
 expect_fail "--chat-var of a variable cal-read sets is a usage error" 2 "tools is set by cal-read itself" \
   cal-read --chat qwen3 --chat-var tools=null "$T/recs.jsonl"
 expect_fail "--chat-var with a value that is not JSON is a usage error" 2 "the value is not JSON" \

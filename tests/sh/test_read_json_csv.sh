@@ -33,7 +33,7 @@ zstd -q -c "$T/indent2.json" >"$T/z.json.zst" 2>/dev/null && {
 }
 eq "labels drop .json, .csv and .tsv" "$(cal-read "$T/compact.json" "$T/csv_min_lf.csv" "$T/tsv_all_cr.tsv" | cal-cat --json | $PY tests/read/texts.py --labels | cut -f1 | uniq | tr '\n' ' ')" \
   "compact csv_min_lf tsv_all_cr "
-eq "nulls are counted (-v)" "$(cal-read -v "$T/indent2.json" 2>&1 >/dev/null | grep -o '[0-9]* nulls')" "43 nulls"
+eq "nulls are counted, without -v" "$(cal-read "$T/indent2.json" 2>&1 >/dev/null)" "cal-read: 43 records skipped: the text field is null"
 
 for f in "$T"/*.csv "$T"/*.tsv; do
   b=$(basename "$f"); n=${b%.*}

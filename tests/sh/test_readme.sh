@@ -69,7 +69,11 @@ for line in open("wikitext-2-raw/wiki.train.raw", encoding="utf-8"):
     rows.append(line if line.strip() else "")
 json.dump(rows, open("rows.json", "w"))
 PYEOF
-node "$ROOT/build/npm/parquet_strings.mjs" rows.json train-00000-of-00001.parquet ||
+# The writer is installed and copied here, not left by another test: the
+# suite's order is not fixed.
+NM=$(cd "$ROOT" && sh tests/read/npm.sh hyparquet-writer@0.17.0) &&
+  cp "$ROOT/tests/read/parquet_strings.mjs" "$NM/../parquet_strings.mjs" &&
+  node "$NM/../parquet_strings.mjs" rows.json train-00000-of-00001.parquet ||
   not_ok "Parquet fixture (hyparquet-writer)"
 cal-read --join '\n\n' train-00000-of-00001.parquet |
   cal-encode -t llama3 --add-special --parse-special |

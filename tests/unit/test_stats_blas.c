@@ -1,12 +1,65 @@
 /* test_stats_blas.c - lib/stats/blas.c: the decision table from CPU
  * features to OpenBLAS cores, and when to replace the library's own choice
- * (independent of the host: features are given, not read). */
+ * (independent of the host: features are given, not read); the room left
+ * under an address-space limit and how many BLAS threads fit in it. */
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/resource.h>
 
 #include "stats/blas.h"
 #include "test.h"
 
 static int same(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+static size_t more_fixed(int t, void *ctx) { return (size_t)t * *(size_t *)ctx + 1000; }
+
+/* VmSize or VmData of this process in bytes. */
+static size_t vm(const char *field) {
+    char line[256];
+    size_t kb = 0, n = strlen(field);
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, field, n)) kb = strtoull(line + n, NULL, 10);
+    fclose(f);
+    return kb * 1024;
+}
+
+static void room_checks(void) {
+    /* how many threads fit: exactly at the edge, one byte short */
+    size_t per = cal_blas_thread_bytes(), blk = 5u << 20;
+    CHECK(per > CAL_BLAS_BUFFER, "a thread needs its buffer and a stack: %zu", per);
+    for (int t = 1; t <= 8; t++) {
+        size_t edge = (size_t)t * per + more_fixed(t, &blk);
+        CHECK(cal_blas_fit(8, edge, more_fixed, &blk) == t, "room for exactly %d threads", t);
+        CHECK(cal_blas_fit(8, edge - 1, more_fixed, &blk) == t - 1, "one byte short of %d threads", t);
+        CHECK(cal_blas_fit(t, edge + 10 * per, more_fixed, &blk) == t, "never more than asked (%d)", t);
+    }
+    CHECK(cal_blas_fit(4, 0, NULL, NULL) == 0, "no room: no thread");
+    /* the room under RLIMIT_AS and RLIMIT_DATA, set just above what is used */
+    static const struct { int res; const char *field, *name; } lim[] = {
+        {RLIMIT_AS, "VmSize:", "ulimit -v"}, {RLIMIT_DATA, "VmData:", "ulimit -d"}};
+    for (int i = 0; i < 2; i++) {
+        struct rlimit old, r;
+        if (getrlimit(lim[i].res, &old)) continue;
+        size_t used = vm(lim[i].field), want = (size_t)96 << 20;
+        r = old;
+        r.rlim_cur = used + want;
+        if (old.rlim_max != RLIM_INFINITY && r.rlim_cur > old.rlim_max) continue;
+        if (setrlimit(lim[i].res, &r)) continue;
+        const char *which = NULL;
+        size_t room = cal_address_room(&which);
+        setrlimit(lim[i].res, &old);
+        CHECK(room <= want && room + ((size_t)1 << 20) >= want, "%s: %zu bytes left of %zu", lim[i].name, room, want);
+        CHECK(which && !strcmp(which, lim[i].name), "the limit named: %s", which ? which : "(none)");
+    }
+    struct rlimit as, data;
+    if (!getrlimit(RLIMIT_AS, &as) && !getrlimit(RLIMIT_DATA, &data) && as.rlim_cur == RLIM_INFINITY &&
+        data.rlim_cur == RLIM_INFINITY)
+        CHECK(cal_address_room(NULL) == SIZE_MAX, "no limit: no bound");
+}
 
 int main(void) {
     /* sse3 ssse3 sse42 avx avx2fma avx512 amd */
@@ -72,5 +125,6 @@ int main(void) {
               cal_blas_best_core(up_cases[i].f) ? cal_blas_best_core(up_cases[i].f) : "none",
               up_cases[i].to ? up_cases[i].to : "keep");
     }
+    room_checks();
     TEST_END();
 }

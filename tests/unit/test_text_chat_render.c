@@ -48,7 +48,7 @@ static const char *render(const char *model, const char *name, const char *recor
     json_t *m = json_object_get(r, "messages");
     if (!m) m = json_object_get(r, "conversations");
     cal_buf b = {0};
-    if (cal_chat_render_record(c, r, m, &b, err, sizeof err) == 0) snprintf(out, sizeof out, "%.*s", (int)b.n, b.p);
+    if (cal_chat_render_record(c, r, m, NULL, &b, err, sizeof err) == 0) snprintf(out, sizeof out, "%.*s", (int)b.n, b.p);
     else snprintf(out, sizeof out, "!%s", err);
     cal_buf_free(&b);
     json_decref(r);

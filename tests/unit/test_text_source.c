@@ -83,13 +83,13 @@ int main(void) {
     cal_source_close(&s);
 
     walk w = {{0}, 0, 0};
-    int r = cal_source_files("d", on_file, &w);
+    int r = cal_source_files("d", on_file, &w, NULL);
     CHECK(r == 0 && !strcmp(w.seen.p, "d/B.txt;d/a.txt;d/b.txt;d/sub/c.txt;"), "a directory's files: %s", w.seen.p);
     w.seen.n = 0, w.calls = 0, w.stop_at = 2;
-    r = cal_source_files("d", on_file, &w);
+    r = cal_source_files("d", on_file, &w, NULL);
     CHECK(r == 1 && !strcmp(w.seen.p, "d/B.txt;d/a.txt;"), "stops when the callback says so");
     w.seen.n = 0, w.calls = 0, w.stop_at = 0;
-    r = cal_source_files("data/x.jsonl.gz", on_file, &w) + cal_source_files("-", on_file, &w);
+    r = cal_source_files("data/x.jsonl.gz", on_file, &w, NULL) + cal_source_files("-", on_file, &w, NULL);
     CHECK(r == 0 && !strcmp(w.seen.p, "data/x.jsonl.gz;-;"), "a file or - is itself");
     cal_buf_free(&w.seen);
     const char *rm[] = {"corp/wiki.jsonl.zst", "data/x.jsonl.gz", "d/b.txt", "d/a.txt", "d/.hidden", "d/sub/c.txt",

@@ -104,7 +104,11 @@ def main():
     opts = f"group_size={a.group_size} act_order={a.act_order} quick={a.quick}"
     todo = [(n, b, digest(sets[n], *same, extra=opts)) for k, (n, b) in enumerate((n, b) for n in sets for b in a.bits)
             if k % jn == ji]
-    todo = [t for t in todo if t not in done]
+    # A full result covers a --quick one: a quick run after a full one
+    # adds nothing (its record, lacking KLD and perplexity, would replace it).
+    full = f"group_size={a.group_size} act_order={a.act_order} quick=False"
+    todo = [(n, b, dg) for n, b, dg in todo
+            if (n, b, dg) not in done and not (a.quick and (n, b, digest(sets[n], *same, extra=full)) in done)]
     fp_done = ji != 0 or any(k[0] == "fp" for k in done)
     if not todo and fp_done:
         return

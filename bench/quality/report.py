@@ -69,7 +69,8 @@ def stats(recs, fp, ref_name=None):
     """{bits: {"domains", "ref", "rows": {selector: {...}}, "tests"}}: for
     each metric of METRICS (the held-out objective in %, KLD in 1e-3 nats)
     the cells per domain and their mean over domains, with the difference
-    from the reference and its Welch test (Holm over each metric's table)."""
+    from the reference and its Welch test (Benjamini-Hochberg over each
+    metric's table)."""
     from scipy.stats import ttest_ind
 
     by = defaultdict(lambda: defaultdict(dict))  # bits -> selector -> seed -> rec
@@ -152,9 +153,10 @@ def markdown(st, fp):
             k = r["kld"]["mean"]
             kld = "-" if np.isnan(k["mean"]) else num(k["mean"]) + (
                 "" if sel == ref else f" ({k['diff_pct']:+.0f}%{'*' if k.get('significant') else ''})")
+            ppl = "-" if np.isnan(r["dppl_pct"]) else f"{r['dppl_pct']:+.2f}%"  # QUICK=1: none measured
             lines.append(f"| {sel} | {r['seeds']} | {mean} | {r['worst']} {num(r['worst_value'])} | "
                          + " | ".join(fmt_cell(c[d], sel == ref) for d in doms)
-                         + f" | {kld} | {r['dppl_pct']:+.2f}% |")
+                         + f" | {kld} | {ppl} |")
         lines.append("")
         if any(not np.isnan(r["kld"]["mean"]["mean"]) for r in t["rows"].values()):
             lines.append(f"**{bits}-bit GPTQ, KL divergence** from the full-precision model per held-out token, "

@@ -242,3 +242,12 @@ uninstall:
 
 clean:
 	rm -rf bin build/obj build/obj-san build/bin-san build/gen
+
+# The calibration-quality bench (bench/quality/README.md): trains a small
+# model once, then quantizes it with GPTQ from each selector's sets; about
+# half an hour of CPU, so not part of make check (tests/sh/test_quality.sh
+# runs a seconds-long version). make quality SETS="a.cal b.cal" compares
+# your own sets; the variables are listed in bench/quality/run.sh.
+.PHONY: quality
+quality: $(PROGS)
+	@sh bench/quality/run.sh

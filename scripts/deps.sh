@@ -23,6 +23,9 @@ TOOLS="node:nodejs npm:npm"
 # on a one-node Slurm (test_fanout_hosts.sh, test_slurm.sh), which skip
 # without them: installed by make deps, not required by make check.
 EXTRA="clang openssh-server slurm-wlm"
+# python3-scipy: the significance tests of the quality bench (bench/quality/
+# report.py; test_quality.sh runs it small).
+TEST="$TEST python3-scipy"
 case "${1:-build}" in
   build) want="$BUILD" ;;
   test) want="$BUILD $TEST" ;;

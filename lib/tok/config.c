@@ -20,9 +20,8 @@ char *tok_read_file(const char *path, size_t *len, char *err, size_t errlen)
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
         int e = errno;
-        char kind[600];
-        if (e == ELOOP && cal_path_kind(path, kind, sizeof kind)) snprintf(err, errlen, "%s", kind);
-        else snprintf(err, errlen, "%s", strerror(e));
+        char kind[4200];
+        snprintf(err, errlen, "%s", cal_open_error(path, e, kind, sizeof kind));
         errno = e;
         return NULL;
     }

@@ -327,8 +327,8 @@ int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen)
         /* transformers v5 loads a tokenizer_config.json class it does not have
          * with TokenizersBackend (tokenizer.json as it is, no class defaults);
          * config.json's it looks up with no fallback and fails (automap.h) */
-        char name[64] = "";
-        if (ident(cls->u.s, cls->n, sizeof name)) snprintf(name, sizeof name, " %.*s", (int)cls->n, cls->u.s);
+        char name[48] = ""; /* fits cls_from with the words around it */
+        if (ident(cls->u.s, cls->n, sizeof name - 1)) snprintf(name, sizeof name, " %.*s", (int)cls->n, cls->u.s);
         if (strcmp(c->cls_from, "tokenizer_config.json")) {
             cal_errf(err, errlen, "config.json: tokenizer_class%s is not a transformers tokenizer class", name);
             goto out;

@@ -51,6 +51,14 @@ const char *cal_path_kind(const char *path, char *buf, size_t n) {
     return buf;
 }
 
+const char *cal_open_error(const char *path, int e, char *buf, size_t n) {
+    char kind[PATH_MAX + 64];
+    const char *k = e == ENXIO || e == ELOOP || e == ENOENT || e == EOPNOTSUPP ? cal_path_kind(path, kind, sizeof kind) : NULL;
+    if (k && strcmp(k, "a regular file") && strncmp(k, "unreadable", 10)) snprintf(buf, n, "%s", k);
+    else snprintf(buf, n, "%s", strerror(e));
+    return buf;
+}
+
 /* Whether path is root or below it (both resolved). */
 static int inside(const char *path, const char *root) {
     size_t k = strlen(root);

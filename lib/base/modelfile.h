@@ -29,6 +29,11 @@ void cal_model_follow_links(int yes);
  * nothing at path (a missing name, or one in a missing folder). */
 const char *cal_path_kind(const char *path, char *buf, size_t n);
 
+/* What to say when opening path failed with errno e: what the path really
+ * is where that explains it (a socket, a symbolic link loop, a dangling link
+ * and where it points), else strerror(e); into buf, which is returned. */
+const char *cal_open_error(const char *path, int e, char *buf, size_t n);
+
 /* DIR/NAME (NAME may hold '/'): 1 when it is a regular file the policy lets
  * calkit read, with "DIR/NAME" to open in *path (malloc'd); 0 when there is
  * nothing at that name; -1 with "DIR/NAME: what it is (why it is refused)"

@@ -3,6 +3,7 @@
 #include "io/insrc.h"
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "base/num.h"
 #include "stream/stream.h"
 
@@ -220,7 +221,8 @@ cal_insrc *cal_insrc_open(const char *path) {
     int std = !path || strcmp(path, "-") == 0;
     /* Opened before anything is allocated: dying here leaks nothing. */
     int fd = std ? 0 : open(path, O_RDONLY);
-    if (fd < 0) cal_die("%s: %s", path, strerror(errno));
+    char why[4200];
+    if (fd < 0) cal_die("%s: %s", path, cal_open_error(path, errno, why, sizeof why));
     cal_insrc *s = make(std ? "stdin" : path);
     s->fd = fd;
     s->in = cal_xmalloc(IN_CAP);

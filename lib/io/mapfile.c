@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "base/outfile.h"
 
 /* The live mappings, for the SIGBUS handler: a page of a mapped file that
@@ -87,12 +88,14 @@ int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen)
      * closing it again could end that writer with SIGPIPE before a caller
      * falls back to reading the stream. */
     struct stat st;
+    char kind[4200];
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
+        snprintf(err, errlen, "%s: %s, not a regular file", path, cal_path_kind(path, kind, sizeof kind));
         return 0;
     }
     int fd = open(path, O_RDONLY);
-    const char *why = fd < 0 || fstat(fd, &st) != 0 ? strerror(errno)
+    const char *why = fd < 0 ? cal_open_error(path, errno, kind, sizeof kind)
+                      : fstat(fd, &st) != 0 ? strerror(errno)
                       : !S_ISREG(st.st_mode)        ? "not a regular file"
                                                     : NULL;
     if (why) {

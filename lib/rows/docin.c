@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "rows/spill.h"
 
 struct cal_docin {
@@ -27,7 +28,8 @@ struct cal_docin {
 cal_docin *cal_docin_open(const char *path, size_t mem) {
     int std = !path || !strcmp(path, "-");
     int fd = std ? 0 : open(path, O_RDONLY);
-    if (fd < 0) cal_die("%s: %s", path, strerror(errno));
+    char why[4200];
+    if (fd < 0) cal_die("%s: %s", path, cal_open_error(path, errno, why, sizeof why));
     cal_docin *in = cal_xcalloc(1, sizeof *in);
     in->fd = fd;
     in->own_fd = !std;

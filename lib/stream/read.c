@@ -9,6 +9,7 @@
 
 #include "base/dtype.h"
 #include "base/err.h"
+#include "base/modelfile.h"
 #include "base/num.h"
 #include "base/oshint.h"
 #include "base/utf8.h"
@@ -325,7 +326,8 @@ cal_reader *cal_reader_fdopen(int fd, const char *name) {
 cal_reader *cal_reader_open(const char *path) {
     if (!path || !strcmp(path, "-")) return cal_reader_fdopen(0, "stdin");
     int fd = open(path, O_RDONLY);
-    if (fd < 0) cal_die("%s: %s", path, strerror(errno));
+    char why[4200];
+    if (fd < 0) cal_die("%s: %s", path, cal_open_error(path, errno, why, sizeof why));
     cal_reader *r = cal_reader_fdopen(fd, path);
     r->own_fd = 1;
     return r;
@@ -335,7 +337,8 @@ cal_reader *cal_reader_open_soft(const char *path, char *err, size_t errlen) {
     int std = !path || !strcmp(path, "-");
     int fd = std ? 0 : open(path, O_RDONLY);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        char why[4200];
+        snprintf(err, errlen, "%s: %s", path, cal_open_error(path, errno, why, sizeof why));
         return NULL;
     }
     cal_reader *r = cal_xcalloc(1, sizeof *r);

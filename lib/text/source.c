@@ -31,6 +31,8 @@ void cal_source_open(cal_source *s, const char *src, const char *label) {
         cal_buf_free(&looked);
         s->path = s->owned, s->corpus = 1;
     } else if (!exists) {
+        char why[4200];
+        if (cal_path_kind(src, why, sizeof why)) cal_die("%s: %s", src, why); /* a link loop or a dangling link */
         if (!strchr(src, '/') && !strchr(src, '.'))
             cal_die("%s: no such file, and not a built-in corpus (foldoc|wiki, prose|web|c4|pile, code, "
                     "stories|tiny, multilingual, technical)", src);

@@ -1,6 +1,7 @@
 /* automap.c - model type -> tokenizer class (see automap.h). */
 #include "tok/automap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -37,4 +38,44 @@ const char *tok_class_of_model_type(const char *model_type)
         for (const char *const *t = map[i].types; *t; t++)
             if (!strcmp(*t, model_type)) return map[i].cls;
     return NULL;
+}
+
+/* TOKENIZER_MAPPING_NAMES's classes at that commit (each once, "Fast" dropped
+ * as v5 drops it), the backends and Bloom's (sorted for bsearch) */
+static const char *const known[] = {
+    "AlbertTokenizer", "BartTokenizer", "BarthezTokenizer", "BartphoTokenizer", "BertGenerationTokenizer",
+    "BertJapaneseTokenizer", "BertTokenizer", "BertweetTokenizer", "BigBirdTokenizer", "BioGptTokenizer",
+    "BlenderbotSmallTokenizer", "BlenderbotTokenizer", "BloomTokenizer", "ByT5Tokenizer", "CLIPTokenizer",
+    "CTRLTokenizer", "CamembertTokenizer", "CanineTokenizer", "ClvpTokenizer", "CodeLlamaTokenizer",
+    "CohereTokenizer", "CpmAntTokenizer", "CpmTokenizer", "DPRQuestionEncoderTokenizer", "DebertaTokenizer",
+    "DebertaV2Tokenizer", "DiaTokenizer", "EsmTokenizer", "FNetTokenizer", "FSMTTokenizer",
+    "FastSpeech2ConformerTokenizer", "FlaubertTokenizer", "FunnelTokenizer", "GPT2Tokenizer",
+    "GPTNeoXJapaneseTokenizer", "GPTNeoXTokenizer", "GPTSw3Tokenizer", "GemmaTokenizer", "HerbertTokenizer",
+    "LEDTokenizer", "LayoutLMv2Tokenizer", "LayoutLMv3Tokenizer", "LayoutXLMTokenizer", "LlamaTokenizer",
+    "LukeTokenizer", "LxmertTokenizer", "M2M100Tokenizer", "MBart50Tokenizer", "MBartTokenizer", "MLukeTokenizer",
+    "MPNetTokenizer", "MarianTokenizer", "MarkupLMTokenizer", "MgpstrTokenizer", "MistralCommonBackend",
+    "MobileBertTokenizer", "MvpTokenizer", "MyT5Tokenizer", "NllbTokenizer", "NougatTokenizer",
+    "OpenAIGPTTokenizer", "PLBartTokenizer", "ParakeetTokenizer", "PegasusTokenizer", "PerceiverTokenizer",
+    "PhobertTokenizer", "PreTrainedTokenizer", "ProphetNetTokenizer", "PythonBackend", "Qwen2Tokenizer",
+    "RagTokenizer", "ReformerTokenizer", "RemBertTokenizer", "RoCBertTokenizer", "RoFormerTokenizer",
+    "RobertaTokenizer", "SeamlessM4TTokenizer", "SentencePieceBackend", "Siglip2Tokenizer", "SiglipTokenizer",
+    "Speech2TextTokenizer", "SpeechT5Tokenizer", "SplinterTokenizer", "T5Tokenizer", "TapasTokenizer",
+    "TokenizersBackend", "UdopTokenizer", "VitsTokenizer", "Wav2Vec2CTCTokenizer", "Wav2Vec2PhonemeCTCTokenizer",
+    "WhisperTokenizer", "XGLMTokenizer", "XLMRobertaTokenizer", "XLMTokenizer", "XLNetTokenizer",
+};
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int tok_class_known(const char *name, size_t n)
+{
+    char buf[64];
+    if (n >= 4 && !memcmp(name + n - 4, "Fast", 4)) n -= 4;
+    if (n >= sizeof buf || memchr(name, 0, n)) return 0;
+    memcpy(buf, name, n);
+    buf[n] = 0;
+    const char *key = buf;
+    return bsearch(&key, known, sizeof known / sizeof *known, sizeof *known, by_name) != NULL;
 }

@@ -11,7 +11,21 @@
 #ifndef CAL_TOK_AUTOMAP_H
 #define CAL_TOK_AUTOMAP_H
 
+#include <stddef.h>
+
 /* The Fast class name of a model type, or NULL for one not listed. */
 const char *tok_class_of_model_type(const char *model_type);
+
+/* Whether transformers v5 has a tokenizer class of this name, as its
+ * tokenizer_class_from_name finds one for a tokenizer_config.json
+ * "tokenizer_class" (commit 001f85b38fb432858ace93f18622f07cec46d874,
+ * src/transformers/models/auto/tokenization_auto.py): a class named in
+ * TOKENIZER_MAPPING_NAMES, a backend (TokenizersBackend, PythonBackend,
+ * SentencePieceBackend, MistralCommonBackend, PreTrainedTokenizer) or
+ * Bloom's, with or without the suffix "Fast" (v5 drops it first). An unknown
+ * name is loaded by TokenizersBackend there (4.x raised "Tokenizer class X
+ * does not exist or is not currently imported."). n is the name's length
+ * (it may hold a NUL). */
+int tok_class_known(const char *name, size_t n);
 
 #endif

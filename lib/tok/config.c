@@ -20,9 +20,8 @@ char *tok_read_file(const char *path, size_t *len, char *err, size_t errlen)
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
         int e = errno;
-        char kind[600];
-        if (e == ELOOP && cal_path_kind(path, kind, sizeof kind)) snprintf(err, errlen, "%s", kind);
-        else snprintf(err, errlen, "%s", strerror(e));
+        char kind[4200];
+        snprintf(err, errlen, "%s", cal_open_error(path, e, kind, sizeof kind));
         errno = e;
         return NULL;
     }
@@ -85,6 +84,16 @@ static char *dupn(const char *s, size_t n)
     memcpy(r, s, n);
     r[n] = 0;
     return r;
+}
+
+/* whether s[0..n) is a Python identifier of ASCII letters, digits and _
+ * shorter than max (a class name safe to echo in messages) */
+static int ident(const char *s, size_t n, size_t max)
+{
+    if (!n || n >= max || (s[0] >= '0' && s[0] <= '9')) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || ((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z'))) return 0;
+    return 1;
 }
 
 static char *fmt(const char *a, const char *b)
@@ -314,7 +323,19 @@ int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen)
         if (!(cls && cls->type == TJ_STR && cls->n)) cls = NULL;
     }
     if (!cls && !mapped && have_cfg != 1 && have_map != 1) { rc = 0; goto out; }
-    if (cls) {  /* a slow name means its Fast class, as AutoTokenizer loads it */
+    if (cls && !tok_class_known(cls->u.s, cls->n)) {
+        /* transformers v5 loads a tokenizer_config.json class it does not have
+         * with TokenizersBackend (tokenizer.json as it is, no class defaults);
+         * config.json's it looks up with no fallback and fails (automap.h) */
+        char name[48] = ""; /* fits cls_from with the words around it */
+        if (ident(cls->u.s, cls->n, sizeof name - 1)) snprintf(name, sizeof name, " %.*s", (int)cls->n, cls->u.s);
+        if (strcmp(c->cls_from, "tokenizer_config.json")) {
+            cal_errf(err, errlen, "config.json: tokenizer_class%s is not a transformers tokenizer class", name);
+            goto out;
+        }
+        snprintf(c->cls_from, sizeof c->cls_from, "tokenizer_config.json%s, not a transformers class", name);
+        c->cls = cal_xstrdup("TokenizersBackend");
+    } else if (cls) {  /* a slow name means its Fast class, as AutoTokenizer loads it */
         int fast = cls->n > 4 && !memcmp(cls->u.s + cls->n - 4, "Fast", 4);
         c->cls = cal_xmalloc(cls->n + 5);
         snprintf(c->cls, cls->n + 5, "%.*s%s", (int)cls->n, cls->u.s, fast ? "" : "Fast");

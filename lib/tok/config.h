@@ -5,6 +5,9 @@
  *    class), bos/eos/unk/sep/pad/cls/mask_token (a string, an AddedToken
  *    object, or null for none), additional_special_tokens (a list of those),
  *    add_bos_token, add_eos_token;
+ *    A class transformers v5 does not have (automap.h tok_class_known)
+ *    is loaded as v5 loads it: TokenizersBackend (no class defaults); in
+ *    config.json it is refused (v5 fails on it);
  *  - config.json, only when tokenizer_config.json names no tokenizer_class:
  *    its tokenizer_class, else its model_type through AutoTokenizer's table
  *    (automap.h);

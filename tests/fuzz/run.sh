@@ -7,7 +7,8 @@
 # that once crashed or lied, replayed by make check (tests/hostile/
 # fuzz_corpus.sh). Crashes are written to build/fuzz/crash-NAME-*: fix the
 # bug, then copy the input into tests/fuzz/corpus/NAME. Fails when any
-# target finds a problem.
+# target finds a problem. tests/fuzz/NAME.dict, where there is one, is its
+# -dict= (keywords, JSON keys, magic bytes that random bytes rarely spell).
 set -eu
 cd "$(dirname "$0")/../.."
 CC=${CC:-clang}
@@ -50,7 +51,8 @@ for t in tests/fuzz/fuzz_*.c; do
   mkdir -p "$OUT/corpus/$short"
   echo "fuzz: $name for ${SECS}s (corpus $OUT/corpus/$short)"
   kept=""; [ -d "tests/fuzz/corpus/$short" ] && kept="tests/fuzz/corpus/$short"
-  if ! "$OUT/$name" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
+  dict=""; [ -f "tests/fuzz/$short.dict" ] && dict="-dict=tests/fuzz/$short.dict"  # keywords, keys, magic bytes
+  if ! "$OUT/$name" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 $dict \
        -artifact_prefix="$OUT/crash-$short-" -print_final_stats=1 "$OUT/corpus/$short" $kept \
        >"$OUT/$name.log" 2>&1; then
     echo "fuzz: $name FAILED; see $OUT/$name.log and $OUT/crash-$short-*"

@@ -147,7 +147,7 @@ expect_fail "cal-hessian --merge: a sketch tensor cut short" 1 \
 # SIGPIPE); cal-hessian, which maps regular files, reads a FIFO's stream
 mkfifo "$T/in.safetensors" "$T/in.cal"
 expect_fail "cal-cat --import FIFO: not a regular file, without waiting for a writer" 1 \
-  "in.safetensors: not a regular file" timeout 20 cal-cat --import "$T/in.safetensors"
+  "in.safetensors: a FIFO, not a regular file" timeout 20 cal-cat --import "$T/in.safetensors"
 mkdir "$T/reg" && cp "$T/v.cal" "$T/reg/in.cal" # the same operand name: the stage line holds it
 timeout 60 sh -c 'cat "$1" >"$2"' sh "$T/v.cal" "$T/in.cal" &
 (cd "$T" && cal-hessian -o fifo.st in.cal) && (cd "$T/reg" && cal-hessian -o ../file.st in.cal) &&

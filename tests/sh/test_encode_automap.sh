@@ -48,5 +48,22 @@ eq "model_type qwen3: Qwen2TokenizerFast, its default eos (missing from this voc
   "1 22557 1526 | Qwen2TokenizerFast (config.json model_type qwen3) | tokenizer.json config.json | 32000 (Qwen2TokenizerFast default)"
 mk gemma '{"model_type": "gemma3_text"}'
 eq "model_type gemma3_text: GemmaTokenizerFast" "$(run gemma | cut -d'|' -f2)" " GemmaTokenizerFast (config.json model_type gemma3_text) "
+# a tokenizer_class transformers does not have (issue 29): v5 (commit
+# 001f85b38fb432858ace93f18622f07cec46d874, AutoTokenizer.from_pretrained)
+# loads tokenizer_config.json's with TokenizersBackend, tokenizer.json as it
+# is and no class defaults; config.json's it fails on (4.x raised "Tokenizer
+# class X does not exist or is not currently imported." for both)
+mk claude '{"model_type": "t5"}' '{"tokenizer_class": "ClaudeTokenizer", "add_eos_token": true}'
+eq "an unknown tokenizer_config.json class: TokenizersBackend, the file's own template" "$(run claude)" \
+  "1 22557 1526 | TokenizersBackend (tokenizer_config.json ClaudeTokenizer, not a transformers class) | tokenizer.json tokenizer_config.json | - (-)"
+mk claudef '{}' '{"tokenizer_class": "ClaudeTokenizerFast", "add_bos_token": false}'
+eq "... with Fast too" "$(run claudef | cut -d'|' -f1,2)" "1 22557 1526 | TokenizersBackend (tokenizer_config.json ClaudeTokenizerFast, not a transformers class) "
+mk odd '{}' '{"tokenizer_class": "Llama\nTokenizer"}'
+eq "... a name that is no identifier is not echoed" "$(run odd | cut -d'|' -f2)" " TokenizersBackend (tokenizer_config.json, not a transformers class) "
+mk known '{}' '{"tokenizer_class": "XLMRobertaTokenizer"}'
+eq "a class transformers has but calkit has no rules for keeps its name" "$(run known | cut -d'|' -f2)" " XLMRobertaTokenizerFast (tokenizer_config.json) "
+mk cfgclaude '{"tokenizer_class": "ClaudeTokenizer"}'
+expect_fail "an unknown config.json class is refused, as v5 fails on it" 1 \
+  "^cal-encode: $T/cfgclaude: config.json: tokenizer_class ClaudeTokenizer is not a transformers tokenizer class\$" cal-encode -t "$T/cfgclaude" "$T/hw.cal"
 mk broken '{"model_type": '
 expect_fail "a broken config.json names the file" 1 "^cal-encode: $T/broken: $T/broken/config.json: byte" cal-encode -t "$T/broken" "$T/hw.cal"

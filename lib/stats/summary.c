@@ -70,11 +70,12 @@ int cal_sum_bucket(uint64_t len) {
     return b;
 }
 
-void cal_sum_bucket_name(int b, char *out, size_t n) {
-    if (b == 0) snprintf(out, n, "0");
-    else if (b == 1) snprintf(out, n, "1");
-    else if (b == CAL_SUM_BUCKETS - 1) snprintf(out, n, "%llu+", 1ull << (b - 1));
-    else snprintf(out, n, "%llu-%llu", 1ull << (b - 1), (1ull << b) - 1);
+void cal_sum_bucket_name(int b, uint64_t longest, char *out, size_t n) {
+    unsigned long long lo = b ? 1ull << (b - 1) : 0, hi = b ? (1ull << b) - 1 : 0;
+    if (b == CAL_SUM_BUCKETS - 1) hi = longest;
+    if (longest >= lo && longest < hi) hi = longest;
+    if (hi <= lo) snprintf(out, n, "%llu", lo);
+    else snprintf(out, n, "%llu-%llu", lo, hi);
 }
 
 static cal_sum_group *group(cal_summary *s, const char *label, size_t n) {
@@ -125,6 +126,7 @@ static void count_ids(cal_summary *s, cal_sum_group *g, const uint8_t *ids, cons
 static void add_to(cal_summary *s, cal_sum_group *g, const cal_rec *r, uint64_t len) {
     g->kinds[r->kind]++;
     g->hist[cal_sum_bucket(len)]++;
+    if (len > g->longest) g->longest = len;
     switch (r->kind) {
     case CAL_TEXT: g->text_bytes += r->payload_len; break;
     case CAL_TOKENS:
@@ -277,7 +279,7 @@ void cal_summary_text(const cal_summary *s, cal_shards *sh, cal_buf *out) {
     for (int b = 0; b < CAL_SUM_BUCKETS; b++) {
         if (!t->hist[b]) continue;
         char name[48];
-        cal_sum_bucket_name(b, name, sizeof name);
+        cal_sum_bucket_name(b, t->longest, name, sizeof name);
         int bar = (int)((40 * t->hist[b] + most - 1) / most);
         cal_buf_addf(out, "  %21s %9llu %.*s\n", name, (unsigned long long)t->hist[b], bar,
                      "########################################");
@@ -356,7 +358,7 @@ static void jgroup(const cal_summary *s, const cal_sum_group *g, cal_buf *b) {
     for (int k = 0; k < CAL_SUM_BUCKETS; k++) {
         if (!g->hist[k]) continue;
         char name[48];
-        cal_sum_bucket_name(k, name, sizeof name);
+        cal_sum_bucket_name(k, g->longest, name, sizeof name);
         cal_buf_addf(b, "%s{\"bucket\":\"%s\",\"min\":%llu,\"count\":%llu}", first ? "" : ",", name,
                      k ? 1ull << (k - 1) : 0ull, (unsigned long long)g->hist[k]);
         first = 0;

@@ -41,6 +41,7 @@ typedef struct {
     uint64_t rows_bos;       /* rows whose first real token is BOS */
     uint64_t dups;           /* records equal to an earlier one of this label */
     uint64_t hist[CAL_SUM_BUCKETS];
+    uint64_t longest;        /* the longest length counted in hist */
     uint64_t distinct;       /* distinct ids among the real tokens */
     uint8_t *seen;           /* bitmap of ids seen (vocabulary-sized) */
 } cal_sum_group;
@@ -84,7 +85,9 @@ size_t cal_summary_drops(const cal_meta *m, cal_sum_drop **out);
 
 /* The bucket of a length: 0 for 0, else 1 + floor(log2(len)), capped. */
 int cal_sum_bucket(uint64_t len);
-/* "0", "1", "2-3", ..., into out (at least 48 bytes). */
-void cal_sum_bucket_name(int b, char *out, size_t n);
+/* "0", "1", "2-3", ..., into out (at least 48 bytes); the top ends at
+ * longest, the longest length counted: rows of exactly 1024 show as "1024",
+ * not "1024-2047". */
+void cal_sum_bucket_name(int b, uint64_t longest, char *out, size_t n);
 
 #endif

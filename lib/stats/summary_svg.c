@@ -130,7 +130,7 @@ void cal_summary_svg(const cal_summary *s, cal_buf *out) {
         int bx = 40 + j * slot;
         rect(&b, bx + slot * 0.1, base - h, slot * 0.8, h, "#4e79a7");
         char name[48], count[32];
-        cal_sum_bucket_name(k, name, sizeof name);
+        cal_sum_bucket_name(k, t->longest, name, sizeof name);
         snprintf(count, sizeof count, "%llu", (unsigned long long)t->hist[k]);
         text(&b, bx + slot / 2, (int)(base - h) - 4, "middle", "font-size=\"11\"", count, 12);
         text(&b, bx + slot / 2, base + 16, "middle", "font-size=\"11\"", name, 12);

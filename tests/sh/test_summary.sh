@@ -58,6 +58,11 @@ for r in recs:
     g["rows_bos"] += bool(real) and real[0] == bos
     g["ids"].update(real)
     b = bucket(len(real)); g["hist"][b] = g["hist"].get(b, 0) + 1
+    g["longest"] = max(g.get("longest", 0), len(real))
+def bucket_name(b, longest):  # the power-of-two range, its top cut at the longest length
+    lo, hi = (1 << (b - 1), (1 << b) - 1) if b else (0, 0)
+    if lo <= longest < hi: hi = longest
+    return str(lo) if hi <= lo else "%d-%d" % (lo, hi)
 labels = [g["label"] for g in got["labels"]]
 report("labels in the order met: %s" % labels, labels == list(groups))
 for lab, want in groups.items():
@@ -71,7 +76,9 @@ for lab, want in groups.items():
               ("rows starting with bos", g["rows_starting_with_bos"], want["rows_bos"]),
               ("distinct ids", g["distinct_ids"], len(want["ids"])),
               ("vocab share", round(g["vocab_share"], 6), round(len(want["ids"]) / vocab, 6)),
-              ("duplicates", g["duplicates"], want["dups"]), ("length histogram", hist, want["hist"])]
+              ("duplicates", g["duplicates"], want["dups"]), ("length histogram", hist, want["hist"]),
+              ("bucket names", [h["bucket"] for h in g["lengths"]],
+               [bucket_name(b, want["longest"]) for b in sorted(want["hist"])])]
     for name, a, b in checks:
         report("%s: %s = Python's (%s)" % (lab, name, b), a == b, (a, b))
 t = got["total"]

@@ -311,6 +311,7 @@ static int choose(cal_chat_render *c, const char *want, char *err, size_t errlen
 /* --chat-var KEY=JSON: its value (a new reference, with *marks), or NULL
  * with err. */
 static json_t *parse_var(const char *kv, cal_pyjson **marks, char *err, size_t errlen) {
+    *marks = NULL; /* every early return leaves none */
     const char *eq = strchr(kv, '=');
     if (!eq || eq == kv) {
         cal_errf(err, errlen, "--chat-var '%s': not KEY=JSON (e.g. enable_thinking=false)", kv);

@@ -256,36 +256,46 @@ size_t tok_config_specials(const tok_config *c, const tc_token **out, size_t max
 
 /* config.json's limit of positions, as GPTQModel's prepare_calibration_dataset
  * resolves it: max_position_embeddings, else max_sequence_length, max_seq_len,
- * n_positions or seq_length (the first positive integer). A missing or odd
- * file gives none (the model's own loader reports that). */
-static void max_positions(const char *dir, tok_config *c)
+ * n_positions or seq_length (the first positive integer). Opened as every
+ * file of the folder is (cal_model_file: a link out of it is refused, -1);
+ * a missing or odd file gives none (the model's own loader reports that).
+ * The parse is kept in *model for the class lookup below. */
+static int max_positions(const char *dir, tok_config *c, json_file *model, char *err, size_t errlen)
 {
-    char path[4096], why[256];
-    snprintf(path, sizeof path, "%s/config.json", dir);
+    char *path, why[256];
+    int got = cal_model_file(dir, "config.json", &path, err, errlen);
+    if (got <= 0) return got;
     size_t len;
     char *s = tok_read_file(path, &len, why, sizeof why);
-    if (!s) return;
+    free(path);
+    if (!s) return 0;
     tj *root;
     tj_doc *doc = tj_parse(s, len, &root, why, sizeof why);
+    if (!doc || root->type != TJ_OBJ) {
+        if (doc) tj_free(doc);
+        free(s);
+        return 0;
+    }
     static const char *const keys[] = {"max_position_embeddings", "max_sequence_length", "max_seq_len", "n_positions",
                                        "seq_length"};
-    for (size_t i = 0; doc && root->type == TJ_OBJ && i < sizeof keys / sizeof *keys && !c->max_positions; i++) {
+    for (size_t i = 0; i < sizeof keys / sizeof *keys && !c->max_positions; i++) {
         const tj *v = tj_get(root, keys[i]);
         if (v && v->type == TJ_NUM && v->u.num >= 1 && v->u.num < 1e15 && v->u.num == (double)(uint64_t)v->u.num) {
             c->max_positions = (uint64_t)v->u.num;
             snprintf(c->max_positions_from, sizeof c->max_positions_from, "config.json %s", keys[i]);
         }
     }
-    tj_free(doc);
-    free(s);
+    *model = (json_file){s, doc, root};
+    return 1;
 }
 
 int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    max_positions(dir, c);
     json_file cfg = {0}, map = {0}, gen = {0}, model = {0};
-    int rc = -1, have_cfg = read_json(dir, "tokenizer_config.json", &cfg, c, err, errlen);
+    int rc = -1, have_cfg = 0;
+    if (max_positions(dir, c, &model, err, errlen) < 0) goto out;
+    have_cfg = read_json(dir, "tokenizer_config.json", &cfg, c, err, errlen);
     if (have_cfg < 0) goto out;
     int have_map = have_cfg == 1 && tj_get(cfg.root, "added_tokens_decoder") ? 0
                    : read_json(dir, "special_tokens_map.json", &map, c, err, errlen);
@@ -309,7 +319,13 @@ int tok_config_load(const char *dir, tok_config *c, char *err, size_t errlen)
     if (cls && cls->type == TJ_STR && cls->n) {
         snprintf(c->cls_from, sizeof c->cls_from, "tokenizer_config.json");
     } else {
-        int have_model = read_json(dir, "config.json", &model, c, err, errlen);
+        int have_model = 1;
+        if (model.doc) { /* parsed for its positions: now read for the class too */
+            size_t k = strlen(c->files);
+            snprintf(c->files + k, sizeof c->files - k, "%sconfig.json", k ? " " : "");
+        } else {
+            have_model = read_json(dir, "config.json", &model, c, err, errlen);
+        }
         if (have_model < 0) goto out;
         cls = have_model ? tj_get(model.root, "tokenizer_class") : NULL;
         const tj *mt = have_model ? tj_get(model.root, "model_type") : NULL;

@@ -67,3 +67,10 @@ expect_fail "an unknown config.json class is refused, as v5 fails on it" 1 \
   "^cal-encode: $T/cfgclaude: config.json: tokenizer_class ClaudeTokenizer is not a transformers tokenizer class\$" cal-encode -t "$T/cfgclaude" "$T/hw.cal"
 mk broken '{"model_type": '
 expect_fail "a broken config.json names the file" 1 "^cal-encode: $T/broken: $T/broken/config.json: byte" cal-encode -t "$T/broken" "$T/hw.cal"
+# config.json is read for its positions limit even when tokenizer_config.json
+# names the class: a link out of the folder is refused there too.
+mk linked '{}' '{"tokenizer_class": "LlamaTokenizer"}'
+mkdir -p "$T/elsewhere" && printf '{"max_position_embeddings": 7}\n' >"$T/elsewhere/config.json"
+rm "$T/linked/config.json" && ln -s "$T/elsewhere/config.json" "$T/linked/config.json"
+expect_fail "a config.json linked out of the folder is refused, also when only its positions are read" 1 \
+  "linked/config.json: a symbolic link to .*outside the model folder" cal-encode -t "$T/linked" "$T/hw.cal"

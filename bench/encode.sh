@@ -93,6 +93,7 @@ for tk in ${ENCODE_TOKENIZERS:-llama3 qwen3 gemma3 mistral gpt4o deepseek_v3 gpt
     k=$((k + 1))
   done
   ref=$(med $refs) m=$(med $mine) tt=
+  case $tk in *[!a-z0-9_]*) ;; *) eval "mb_$tk=\$m" ;; esac  # for the qwen3 / llama3 line below
   [ -n "$tts" ] && tt=$(med $tts)
   if [ -n "${ENCODE_BASELINE:-}" ]; then
     b=$(ENC=$ENCODE_BASELINE ours "$tkarg" 1 "$W/text.cal")

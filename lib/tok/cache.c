@@ -46,7 +46,7 @@ char *tok_cache_dir(void)
     return d;
 }
 
-/* mkdir -p, the last two levels (calkit/, tokenizers/) private */
+/* mkdir -p; the last level (tokenizers/) private, mode 0700 */
 static int make_dirs(char *d)
 {
     struct stat st;

@@ -530,13 +530,7 @@ int main(int argc, char **argv) {
     cal_rowset_free(rows);
     if (pq) { /* the stream's metadata in the footer, as cal-stream(5) writes it */
         cal_buf mb = {0};
-        for (size_t i = 0; i < all.n; i++) {
-            cal_buf_addf(&mb, "%s=", all.key[i]);
-            for (const char *v = all.val[i]; *v; v++)
-                if (*v == '\\' || *v == '\n') cal_buf_addf(&mb, "\\%c", *v == '\n' ? 'n' : '\\');
-                else cal_buf_addc(&mb, *v);
-            cal_buf_addc(&mb, '\n');
-        }
+        cal_meta_serialize(&all, &mb);
         cal_buf_addc(&mb, 0);
         cal_pqw_meta(pq, "calkit.stream", mb.p);
         cal_buf_free(&mb);

@@ -17,7 +17,6 @@
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "io/zipstore.h"
-#include "stream/internal.h"
 
 #define CHUNK (1u << 16) /* values converted per write */
 
@@ -229,10 +228,10 @@ static void write_safetensors(cal_rowset *s, const char *path, const cal_meta *m
      * dropped) keeps both, so that --import gives back the same bytes. */
     int trailer = s->first.n && !cal_meta_equal(&s->first, meta);
     cal_buf m = {0}, t = {0};
-    cal__meta_serialize(trailer ? &s->first : meta, &m);
+    cal_meta_serialize(trailer ? &s->first : meta, &m);
     cal_buf_addc(&m, 0);
     if (trailer) {
-        cal__meta_serialize(meta, &t);
+        cal_meta_serialize(meta, &t);
         cal_buf_addc(&t, 0);
     }
     char *rows = rows_json(s);
@@ -572,7 +571,7 @@ static int restore_setup(importer *im, const cal_st_file *f, uint64_t rows) {
     if (!sm || !rm || !hx) return 0;
     char err[256];
     cal_meta meta = {0};
-    if (!cal__meta_parse(sm, strlen(sm), &meta, err, sizeof err))
+    if (!cal_meta_parse(sm, strlen(sm), &meta, err, sizeof err))
         cal_die_at(im->path, 8, "calkit.stream metadata: %s", err);
     if (strlen(hx) != 16 * rows || strspn(hx, "0123456789abcdef") != strlen(hx))
         cal_die_at(im->path, 8, "calkit.ids metadata is not 16 hex digits for each of %llu rows",
@@ -651,7 +650,7 @@ static size_t import_safetensors(importer *im, int argc, char **argv) {
     if (tm) { /* the stream's later metadata: its trailer again */
         char err[256];
         cal_meta meta = {0};
-        if (!cal__meta_parse(tm, strlen(tm), &meta, err, sizeof err))
+        if (!cal_meta_parse(tm, strlen(tm), &meta, err, sizeof err))
             cal_die_at(im->path, 8, "calkit.trailer metadata: %s", err);
         cal_meta_copy(cal_writer_meta(im->w), &meta);
         cal_meta_free(&meta);

@@ -4,11 +4,9 @@
 #include "base/buf.h"
 #include "stream/stream.h"
 
-void cal__meta_serialize(const cal_meta *m, cal_buf *out);
 /* 0 when every key and value can be written (keys of A-Z a-z 0-9 _ . -,
  * values of UTF-8), else -1 with err naming the first that cannot. */
 int cal__meta_check(const cal_meta *m, char *err, size_t errlen);
-int cal__meta_parse(const char *p, size_t n, cal_meta *m, char *err, size_t errlen);
 /* -1 when the metadata is over CAL_MAX_META serialized. */
 int cal__header_encode(const cal_meta *m, unsigned flags, cal_buf *out);
 #endif

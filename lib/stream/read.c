@@ -123,7 +123,7 @@ static int read_header(cal_reader *r, cal_meta *into, char *err, size_t errlen, 
     h = r->buf + r->pos;
     if (cal_hash(h, 16 + mlen) != cal_ld64(h + 16 + mlen))
         FAIL(off + 16 + mlen, "stream header checksum mismatch");
-    if (!cal__meta_parse((const char *)h + 16, mlen, into, err, errlen)) { *erroff = off; return -1; }
+    if (!cal_meta_parse((const char *)h + 16, mlen, into, err, errlen)) { *erroff = off; return -1; }
     cal_shards_header(r->shards, into, flags & CAL_HDR_CONTINUES);
     r->continues = (flags & CAL_HDR_CONTINUES) != 0;
     r->streams += !r->continues;
@@ -431,7 +431,7 @@ int cal_reader_tail_meta(cal_reader *r, cal_meta *out) {
             if (cal_hash(b + i, 16 + mlen) != cal_ld64(b + i + 16 + mlen)) continue;
             char err[256];
             cal_meta m = {0};
-            if (cal__meta_parse((const char *)b + i + 16, mlen, &m, err, sizeof err)) {
+            if (cal_meta_parse((const char *)b + i + 16, mlen, &m, err, sizeof err)) {
                 cal_meta_copy(out, &m);
                 found = 1;
             }

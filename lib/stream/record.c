@@ -116,7 +116,7 @@ size_t cal_label_from_name(const char *name, size_t n, char *out) {
 }
 
 /* Metadata text: "key=value\n" lines; '\\' and newline in values escaped. */
-void cal__meta_serialize(const cal_meta *m, cal_buf *out) {
+void cal_meta_serialize(const cal_meta *m, cal_buf *out) {
     for (size_t i = 0; i < m->n; i++) {
         cal_buf_add(out, m->key[i], strlen(m->key[i]));
         cal_buf_addc(out, '=');
@@ -172,7 +172,7 @@ int cal__meta_check(const cal_meta *m, char *err, size_t errlen) {
     return 0;
 }
 
-int cal__meta_parse(const char *p, size_t n, cal_meta *m, char *err, size_t errlen) {
+int cal_meta_parse(const char *p, size_t n, cal_meta *m, char *err, size_t errlen) {
     cal_buf key = {0}, val = {0};
     size_t i = 0;
     int ok = 1;
@@ -244,7 +244,7 @@ int cal__meta_parse(const char *p, size_t n, cal_meta *m, char *err, size_t errl
  * metadata, u64 XXH3 of everything before it. */
 int cal__header_encode(const cal_meta *m, unsigned flags, cal_buf *out) {
     cal_buf meta = {0};
-    cal__meta_serialize(m, &meta);
+    cal_meta_serialize(m, &meta);
     if (meta.n > CAL_MAX_META) {
         cal_buf_free(&meta);
         return -1;

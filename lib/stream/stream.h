@@ -95,6 +95,12 @@ void cal_meta_setf(cal_meta *m, const char *key, const char *fmt, ...) CAL_PRINT
 void cal_meta_add(cal_meta *m, const char *key, const char *val);    /* always append */
 void cal_meta_del(cal_meta *m, const char *key);
 void cal_meta_copy(cal_meta *dst, const cal_meta *src);              /* dst := src */
+/* The metadata as cal-stream(5) writes it, "key=value\n" lines with '\\'
+ * and newline escaped in values (appended to out), and read back: 1, or 0
+ * with err. Also the form of the calkit.stream key in .safetensors and
+ * Parquet files. */
+void cal_meta_serialize(const cal_meta *m, cal_buf *out);
+int cal_meta_parse(const char *p, size_t n, cal_meta *m, char *err, size_t errlen);
 /* Keys that may repeat, one fact a line: stage, input (what cal-read read:
  * "FP16 BYTES NAME"), drop (what a program left out: cal_drops_record),
  * partial (a family of shards accepted partial). */

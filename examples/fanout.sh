@@ -24,17 +24,17 @@
 # build of the corpus (cal-stream(5), SHARDS). On a Slurm cluster:
 # examples/slurm-array.sh.
 #
-# Usage: fanout.sh [-t TOKENIZER] [-c CORPUS] [-k SHARDS] [-j JOBS] [-n ROWS] [-l LENGTH] [-o DIR]
+# Usage: fanout.sh [-t TOKENIZER] [-c CORPUS] [-k SHARDS] [-j JOBS] [-n ROWS] [-l LENGTH] [-s SEED] [-o DIR]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/fanout
 CORPUS=wiki
 SHARDS=4
 JOBS=2
 ROWS=64
-while getopts t:c:k:j:n:l:o:h f; do
+while getopts t:c:k:j:n:l:s:o:h f; do
   case $f in
     t) TOK=$OPTARG ;; c) CORPUS=$OPTARG ;; k) SHARDS=$OPTARG ;; j) JOBS=$OPTARG ;; n) ROWS=$OPTARG ;;
-    l) LENGTH=$OPTARG ;; o) OUT=$OPTARG ;;
+    l) LENGTH=$OPTARG ;; s) SEED=$OPTARG ;; o) OUT=$OPTARG ;;
     *) usage ;;
   esac
 done

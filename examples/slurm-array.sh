@@ -19,7 +19,10 @@
 # (examples/fanout.sh shows it; tests/sh/test_slurm.sh checks it on a
 # one-node Slurm started by the test).
 #
-# Usage: slurm-array.sh [-t TOKENIZER] [-c CORPUS] [-k SHARDS] [-l LENGTH] [-n ROWS] [-o DIR] [-p PARTITION] [-w]
+# Defaults: wiki, 8 shards, rows of 2048, 128 rows, seed 0 (the test runs a
+# smaller cut: -c technical -k 4 -l 256 -n 16).
+#
+# Usage: slurm-array.sh [-t TOKENIZER] [-c CORPUS] [-k SHARDS] [-l LENGTH] [-n ROWS] [-s SEED] [-o DIR] [-p PARTITION] [-w]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/slurm
 CORPUS=wiki
@@ -27,9 +30,9 @@ SHARDS=8
 ROWS=128
 PART=
 WAIT=
-while getopts t:c:k:l:n:o:p:wh f; do
+while getopts t:c:k:l:n:s:o:p:wh f; do
   case $f in
-    t) TOK=$OPTARG ;; c) CORPUS=$OPTARG ;; k) SHARDS=$OPTARG ;; l) LENGTH=$OPTARG ;; n) ROWS=$OPTARG ;;
+    t) TOK=$OPTARG ;; c) CORPUS=$OPTARG ;; k) SHARDS=$OPTARG ;; l) LENGTH=$OPTARG ;; n) ROWS=$OPTARG ;; s) SEED=$OPTARG ;;
     o) OUT=$OPTARG ;; p) PART="--partition=$OPTARG" ;; w) WAIT=1 ;;
     *) usage ;;
   esac

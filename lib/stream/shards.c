@@ -66,7 +66,7 @@ int cal_stage_shard(const char *stage, uint64_t *i, uint64_t *n, cal_buf *fam) {
     /* Arguments are separated by single spaces; one that needs quoting is in
      * '...' or $'...' (cal_meta_add_stage), so a space inside quotes is no
      * boundary. */
-    size_t len = strlen(stage), a = 0;
+    size_t len = strlen(stage);
     int want_value = 0;
     for (size_t k = 0; k <= len;) {
         size_t e = k;
@@ -95,9 +95,7 @@ int cal_stage_shard(const char *stage, uint64_t *i, uint64_t *n, cal_buf *fam) {
             return 1;
         }
         k = e + 1;
-        a++;
     }
-    (void)a;
     return 0;
 }
 

@@ -12,7 +12,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/modelfile.h"
-#include "rows/spill.h"
+#include "base/spill.h"
 
 struct cal_docin {
     int fd, own_fd, regular;

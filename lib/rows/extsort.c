@@ -18,7 +18,7 @@
 #include "base/err.h"
 #include "base/oshint.h"
 #include "base/num.h"
-#include "rows/spill.h"
+#include "base/spill.h"
 
 #define FAN_IN 128              /* runs merged at once */
 #define RUN_BUF (256u << 10)    /* read buffer per run */

@@ -8,7 +8,7 @@
 #include "base/anyrng.h"
 #include "rows/extsort.h"
 #include "rows/pack.h"
-#include "rows/spill.h"
+#include "base/spill.h"
 #include "stream/stream.h"
 
 /* the drop reasons, in the order cal_packer_new adds (and reports) them */

@@ -12,8 +12,7 @@
 #include "base/err.h"
 #include "base/hash.h"
 #include "base/num.h"
-
-#define SPILL_BUF (1u << 20)
+#include "base/spill.h"
 
 typedef struct {
     char *name;   /* for messages */
@@ -34,21 +33,11 @@ struct cal_recstore {
     size_t nsrc;
     loc *v;
     size_t n, cap;
-    int spill;          /* the spill file, -1 until first needed */
-    uint64_t spill_end; /* bytes written (including the buffer) */
-    cal_buf wbuf;       /* spill bytes not yet written */
+    cal_spill *spill; /* records of inputs that cannot be read again; NULL until needed */
+    int ended;        /* cal_recstore_end called: reads only from here on */
 };
 
-static const char *tmpdir(void) {
-    const char *d = getenv("TMPDIR");
-    return d && *d ? d : "/tmp";
-}
-
-cal_recstore *cal_recstore_new(void) {
-    cal_recstore *s = cal_xcalloc(1, sizeof *s);
-    s->spill = -1;
-    return s;
-}
+cal_recstore *cal_recstore_new(void) { return cal_xcalloc(1, sizeof(cal_recstore)); }
 
 int cal_recstore_source(cal_recstore *s, const char *path) {
     int std = !path || !strcmp(path, "-");
@@ -69,33 +58,6 @@ int cal_recstore_source(cal_recstore *s, const char *path) {
 
 int cal_recstore_spilled(const cal_recstore *s, int src) { return s->src[src].fd < 0; }
 
-static CAL_NORETURN void spill_failed(void) {
-    cal_die("%s: cannot write a temporary file: %s", tmpdir(), strerror(errno));
-}
-
-static void spill_flush(cal_recstore *s) {
-    const char *p = s->wbuf.p;
-    size_t n = s->wbuf.n;
-    while (n) {
-        ssize_t k = write(s->spill, p, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) spill_failed();
-        p += k, n -= (size_t)k;
-    }
-    s->wbuf.n = 0;
-}
-
-static void spill_open(cal_recstore *s) {
-    cal_buf path = {0};
-    cal_buf_addf(&path, "%s/calselect.XXXXXX", tmpdir());
-    cal_buf_addc(&path, 0);
-    s->spill = mkstemp(path.p);
-    if (s->spill < 0) cal_die("%s: cannot create a temporary file: %s", path.p, strerror(errno));
-    unlink(path.p); /* gone when closed or when the program exits, however it exits */
-    cal_buf_free(&path);
-    cal_buf_reserve(&s->wbuf, SPILL_BUF);
-}
-
 size_t cal_recstore_add(cal_recstore *s, int src, const cal_rec *rec) {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 1024;
@@ -107,18 +69,9 @@ size_t cal_recstore_add(cal_recstore *s, int src, const cal_rec *rec) {
     l->src = (uint16_t)src;
     l->spilled = s->src[src].fd < 0;
     if (l->spilled) {
-        if (s->spill < 0) spill_open(s);
-        l->at = s->spill_end;
-        if (s->wbuf.n + rec->raw_len > SPILL_BUF) spill_flush(s);
-        if (rec->raw_len > SPILL_BUF) {
-            cal_buf big = s->wbuf; /* a record larger than the buffer goes out at once */
-            s->wbuf = (cal_buf){(char *)rec->raw, rec->raw_len, rec->raw_len};
-            spill_flush(s);
-            s->wbuf = big;
-        } else {
-            cal_buf_add(&s->wbuf, rec->raw, rec->raw_len);
-        }
-        s->spill_end += rec->raw_len;
+        if (!s->spill) s->spill = cal_spill_new(0); /* straight to the file: the feature matrix has the memory */
+        l->at = cal_spill_size(s->spill);
+        cal_spill_add(s->spill, rec->raw, rec->raw_len);
     } else {
         l->at = rec->offset;
     }
@@ -126,23 +79,27 @@ size_t cal_recstore_add(cal_recstore *s, int src, const cal_rec *rec) {
 }
 
 void cal_recstore_end(cal_recstore *s) {
-    if (s->wbuf.n) spill_flush(s);
+    if (s->spill) cal_spill_flush(s->spill);
+    s->ended = 1;
 }
 
 size_t cal_recstore_count(const cal_recstore *s) { return s->n; }
-uint64_t cal_recstore_spill_bytes(const cal_recstore *s) { return s->spill_end; }
+uint64_t cal_recstore_spill_bytes(const cal_recstore *s) { return s->spill ? cal_spill_size(s->spill) : 0; }
 
 int cal_recstore_get(const cal_recstore *s, size_t i, cal_buf *buf, cal_rec *rec, char *err, size_t errlen) {
     const loc *l = &s->v[i];
     const source *x = &s->src[l->src];
-    if (s->wbuf.n) return cal_errf(err, errlen, "cal_recstore_get before cal_recstore_end");
-    int fd = l->spilled ? s->spill : x->fd;
+    if (!s->ended) return cal_errf(err, errlen, "cal_recstore_get before cal_recstore_end");
     cal_buf_reserve(buf, l->len);
     size_t got = 0;
+    if (l->spilled) { /* the spill's own I/O errors end the program, naming TMPDIR */
+        cal_spill_get_at(s->spill, l->at, buf->p, l->len);
+        got = l->len;
+    }
     while (got < l->len) {
-        ssize_t k = pread(fd, buf->p + got, l->len - got, (off_t)(l->at + got));
+        ssize_t k = pread(x->fd, buf->p + got, l->len - got, (off_t)(l->at + got));
         if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return cal_errf(err, errlen, "%s: read error: %s", l->spilled ? tmpdir() : x->name, strerror(errno));
+        if (k < 0) return cal_errf(err, errlen, "%s: read error: %s", x->name, strerror(errno));
         if (k == 0) break;
         got += (size_t)k;
     }
@@ -172,9 +129,8 @@ void cal_recstore_free(cal_recstore *s) {
         if (s->src[i].own) close(s->src[i].fd);
         free(s->src[i].name);
     }
-    if (s->spill >= 0) close(s->spill);
+    cal_spill_free(s->spill);
     free(s->src);
     free(s->v);
-    cal_buf_free(&s->wbuf);
     free(s);
 }

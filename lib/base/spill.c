@@ -1,5 +1,5 @@
 /* spill.c - see spill.h. */
-#include "rows/spill.h"
+#include "base/spill.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -162,6 +162,10 @@ void cal_spill_get_at(cal_spill *s, uint64_t off, void *p, size_t n) {
     }
     if (off + n > s->flushed) flush(s);
     pread_all(s, p, n, off);
+}
+
+void cal_spill_flush(cal_spill *s) {
+    if (s->fd >= 0) flush(s);
 }
 
 uint64_t cal_spill_size(const cal_spill *s) { return s->size; }

@@ -1,8 +1,9 @@
 /* spill.h - a growing byte store kept in memory up to a limit and beyond it
  * in an unlinked temporary file in $TMPDIR (default /tmp), so that the
  * programs that need their whole input twice (cal-pack's random windows
- * and stratified samples), or sort it (extsort.h), hold at most the limit
- * in memory whatever the input's size.
+ * and stratified samples, cal-select's records from a pipe), or sort it
+ * (rows/extsort.h), hold at most the limit in memory whatever the input's
+ * size.
  *
  * The file is written in blocks of 1 MiB (one write call per MiB, never
  * one per record) and read with pread, so it costs one descriptor and no
@@ -18,8 +19,8 @@
  *
  * Any I/O error ends the program with "PROG: TMPDIR: cannot write a
  * temporary file: why" (or "... read ..."). */
-#ifndef CAL_ROWS_SPILL_H
-#define CAL_ROWS_SPILL_H
+#ifndef CAL_BASE_SPILL_H
+#define CAL_BASE_SPILL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,9 @@ void cal_spill_add_zeros(cal_spill *s, uint64_t n);
 void cal_spill_put_at(cal_spill *s, uint64_t off, const void *p, size_t n);
 /* Copies n bytes from off to p; off + n must not pass the size. */
 void cal_spill_get_at(cal_spill *s, uint64_t off, void *p, size_t n);
+/* Writes out what the buffer holds: until the next add, cal_spill_get_at
+ * only reads (pread), so threads may call it at once. */
+void cal_spill_flush(cal_spill *s);
 uint64_t cal_spill_size(const cal_spill *s);
 /* Sequential reading from the start: the next n bytes, valid until the next
  * call, or NULL when fewer than n are left (nothing is consumed then). */

@@ -1,4 +1,4 @@
-/* test_rows_spill.c - lib/rows/spill.c against a plain byte array: random
+/* test_base_spill.c - lib/base/spill.c against a plain byte array: random
  * appends (small, and larger than its 1 MiB write block), zeros, overwrites,
  * random and sequential reads, with a memory limit of 0 (all in the file),
  * a few bytes (moved to the file early), a few KB and more than is ever
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/rng.h"
-#include "rows/spill.h"
+#include "base/spill.h"
 #include "test.h"
 
 static uint8_t *model;

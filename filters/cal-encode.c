@@ -342,10 +342,12 @@ int main(int argc, char **argv) {
     if (verbose)
         snprintf(sum, sizeof sum,
                  "%llu docs, %llu bytes, %llu tokens, %.2f MB/s CPU, %.2f MB/s wall (%.2f s CPU, %.2f s wall, "
-                 "%u threads), tokenizer %s loaded in %.1f ms (%.1f ms CPU; cache: %s)",
+                 "%u threads), tokenizer %s%s%s%s loaded in %.1f ms (%.1f ms CPU; cache: %s)",
                  (unsigned long long)r.docs, (unsigned long long)r.bytes, (unsigned long long)r.tokens,
                  dc > 0 ? (double)r.bytes / 1e6 / dc : 0.0, dt > 0 ? (double)r.bytes / 1e6 / dt : 0.0, dc, dt,
-                 threads, cal_tok_name(tok), t_load * 1e3, c_load * 1e3, cache_note);
+                 threads, cal_tok_name(tok), cal_tok_engine(tok) ? " (encoded by " : "",
+                 cal_tok_engine(tok) ? cal_tok_engine(tok) : "", cal_tok_engine(tok) ? ")" : "", t_load * 1e3,
+                 c_load * 1e3, cache_note);
     cal_drops_finish(&r.drops, r.w, NULL, sum);
     cal_writer_close(r.w);
     cal_progress_done(&r.prog);

@@ -20,7 +20,7 @@
  *    characters, or each one's bytes as <0xXX> pieces with byte_fallback.
  *
  * Every unigram model the library loads is replayed; the library stays the
- * encoder of other model types (tokenizer.c says which under -v). Memory:
+ * encoder of other model types (cal-encode -v says which). Memory:
  * about 13 bytes per byte of normalized text for one call (the library
  * needs about 100); texts whose normalized form exceeds SPM_UG_MAX bytes are
  * refused with a message. */

@@ -670,6 +670,7 @@ void cal_tok_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *ou
 }
 
 const char *cal_tok_name(const cal_tok *t) { return t->name; }
+const char *cal_tok_engine(const cal_tok *t) { return t->hf ? NULL : t->spm_engine; }
 uint64_t cal_tok_fingerprint(const cal_tok *t) { return t->fp; }
 uint32_t cal_tok_vocab_size(const cal_tok *t) {
     return t->hf ? tok_hf_vocab_size(t->hf) : t->spm ? spm_shim_vocab_size(t->spm) : t->spm_vocab;

@@ -46,6 +46,9 @@ int cal_tok_encode(const cal_tok *t, const char *text, size_t len, unsigned flag
 void cal_tok_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *out);
 
 const char *cal_tok_name(const cal_tok *t);      /* file base name, or the folder's */
+/* For a SentencePiece .model, which engine encodes it ("calkit's BPE",
+ * "calkit's unigram", "libsentencepiece (why)"); NULL for tokenizer.json. */
+const char *cal_tok_engine(const cal_tok *t);
 uint64_t cal_tok_fingerprint(const cal_tok *t);  /* XXH3-64 of the tokenizer file's bytes */
 uint32_t cal_tok_vocab_size(const cal_tok *t);   /* ids are < this */
 /* Special ids, or -1 when the tokenizer has none. */

@@ -189,7 +189,7 @@ def main():
             print("not ok - model %d: cal-encode exit %d: %s" % (k, r.returncode, r.stderr.decode()[-300:]))
             failed += 1
             continue
-        if b"cache: made " not in r.stderr:  # only calkit's own engines are cached: not libsentencepiece's
+        if b"encoded by calkit's unigram" not in r.stderr:  # -v names the engine
             print("not ok - model %d: not encoded by calkit's unigram: %s" % (k, r.stderr.decode()[-300:]))
             failed += 1
             continue

@@ -35,6 +35,20 @@ cal-cat "$T/p.cal" | grep -v '^#' >"$T/p.txt"; cal-cat "$T/f.cal" | grep -v '^#'
 same "a pipe, spilled to \$TMPDIR, chooses what the file does" "$T/p.txt" "$T/f.txt"
 eq "the stage line resolves every default" "$(cal-cat "$T/f.cal" | grep '^#   stage=cal-select')" \
   "#   stage=cal-select -n 24 $T/mix.tok --method kmeans -k 16 --alloc size --max-iter 300 --features tfidf --dim 256 --seed 0"
+# -- under ulimit -v: fewer threads, or one line; never OpenBLAS waiting for ever
+#    for a work buffer it cannot map (it did with -j 16 under 1000000 KB) -----
+if [ "${CAL_SANITIZE:-}" = 1 ]; then
+  skip "cal-select under ulimit -v" "ASan reserves terabytes of virtual memory, so ulimit -v cannot apply"
+else
+  timeout 120 sh -c "ulimit -v 1000000; exec cal-select -n 24 -j 16 '$T/mix.tok' -o '$T/lim.cal'" 2>"$T/e"
+  eq "ulimit -v 1000000, -j 16: ends (status 0)" "$?" 0
+  case "$(cat "$T/e")" in "cal-select: "[1-9]*" instead of 16: ulimit -v leaves room for "[1-9]*" of OpenBLAS's work buffers")
+    ok "ulimit -v: fewer threads, said on stderr" ;; *) not_ok "ulimit -v: fewer threads, said on stderr" "$(cat "$T/e")" ;; esac
+  same "ulimit -v: the bytes of the unlimited run" "$T/lim.cal" "$T/f.cal"
+  expect_fail "ulimit -v with no room for a thread: one line" 1 \
+    "^cal-select: out of memory: choosing among 440 documents needs [0-9]+ MiB of address space \(the 256-wide features, a thread and OpenBLAS's work buffer\), [0-9]+ MiB are left under ulimit -v$" \
+    timeout 120 sh -c "ulimit -v 200000; exec cal-select -n 24 -j 16 '$T/mix.tok' -o '$T/x.cal'"
+fi
 cal-select -n 24 --seed 1 "$T/mix.tok" -o "$T/s1.cal"
 if cmp -s "$T/s1.cal" "$T/f.cal"; then not_ok "another seed, another choice"; else ok "another seed, another choice"; fi
 cal-select -n 5 --method random "$T/f.cal" -o "$T/again.cal"

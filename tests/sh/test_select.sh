@@ -5,7 +5,6 @@
 # centroids, k-center and greedy MMD in numpy, the allocation, the whole
 # choice), determinism over -j and input order, and its errors.
 . tests/lib.sh
-$PY -c 'import sklearn, scipy' 2>/dev/null || { skip "cal-select references" "python3-sklearn missing (make deps)"; exit 0; }
 [ -f build/tokenizers/llama3/tokenizer.json ] || { skip "cal-select" "llama3 missing (make tokenizers)"; exit 0; }
 # Inputs: documents of four corpora, as TOKENS (llama3) and as TEXT; a
 # target sample from other documents of two of them.
@@ -14,7 +13,12 @@ for c in wiki:160 web:160 code:80 multilingual:40; do
 done
 cal-encode -t llama3 "$T/mix.txt" -o "$T/mix.tok"
 cal-read web -n 220 --shard 1/3 | cal-encode -t llama3 -o "$T/tgt.tok"
-$PY tests/py/select_check.py "$T" "$CAL_UNIT/select_lib"
+# scikit-learn and scipy serve select_check.py alone: without them the rest runs
+if $PY -c 'import sklearn, scipy' 2>/dev/null; then
+  $PY tests/py/select_check.py "$T" "$CAL_UNIT/select_lib"
+else
+  skip "cal-select references" "python3-sklearn missing (make deps)"
+fi
 
 # -- the same bytes for any -j; the same choice whatever the input order;
 #    a pipe (spilled) gives what a file gives --------------------------------
@@ -57,8 +61,8 @@ eq "selecting from a selection replaces the select keys" \
 cal-select -n 3 -v "$T/mix.tok" -o /dev/null 2>"$T/v"
 case "$(cat "$T/v")" in "cal-select: kmeans: 440 documents (tfidf, dim 256), 3 chosen; 3 clusters in "*"iterations; per cluster (size/chosen): "*) ok "-v: one line with the clusters" ;;
   *) not_ok "-v: one line with the clusters" "$(cat "$T/v")" ;; esac
-cal-select -n 100 "$T/mix.tok" 2>"$T/e" | head -c 100 >/dev/null
-eq "| head: quiet, status 0" "$?:$(cat "$T/e")" "0:"
+{ cal-select -n 100 "$T/mix.tok" 2>"$T/e"; echo $? >"$T/rc"; } | head -c 100 >/dev/null
+eq "| head: quiet, status 0" "$(cat "$T/rc"):$(cat "$T/e")" "0:"
 
 # -- TEXT keeps its flags; empty documents are skipped and said ------------------
 $PY - "$T/t.cal" <<'PYEOF'

@@ -453,7 +453,7 @@ int main(int argc, char **argv) {
     cal_meta_copy(meta, &pool.meta);
     cal_select_record sr = {o.method, m, want, ids, cl ? ocl : NULL, nclusters, size, MAX_IDS};
     size_t left = cal_select_meta(meta, &sr);
-    if (left) cal_drops_note(&drops, "ids", "left out of the select.cluster metadata (over 40000)", left, 0, NULL);
+    if (left) cal_drops_note(&drops, "ids", "left out of the select.cluster metadata (lists that would pass 40000 ids)", left, 0, NULL);
     if (o.like) {
         char num[40];
         cal_meta_set(meta, "select.bandwidth", cal_fmt_double(li.h, num, sizeof num));

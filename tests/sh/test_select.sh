@@ -90,6 +90,21 @@ eq "--allow-short: all of them, and what is missing said" "$(cat "$T/e")" \
   "cal-select: 2 documents skipped as empty (no terms to make features of)
 cal-select: 1 documents short of -n 3 (the input has 2 with features)"
 
+# -- past 40000 ids: a cluster's list that would pass them is left out, a later
+#    one that fits is listed, and the ids left out are said (stderr, drop line)
+$PY - "$T/big.cal" <<'PYEOF'
+import sys; sys.path.insert(0, "examples"); import calstream as cs
+cs.write(sys.argv[1], [], [cs.tokens("d", i, [6] if i % 8001 == 0 else [5]) for i in range(40007)])
+PYEOF
+cal-select -n 40007 -k 2 --dim 8 "$T/big.cal" -o "$T/bigsel.cal" 2>"$T/e"
+eq "40001 ids of a cluster: said on stderr" "$(cat "$T/e")" \
+  "cal-select: 40001 ids left out of the select.cluster metadata (lists that would pass 40000 ids)"
+cal-cat "$T/bigsel.cal" | grep '^#   ' >"$T/bigmeta"
+eq "the big cluster: size and count, no ids; the small one after it: listed" \
+  "$(grep '^#   select.cluster.0=' "$T/bigmeta")|$(grep '^#   select.cluster.1=' "$T/bigmeta")" \
+  "#   select.cluster.0=40001 40001|#   select.cluster.1=6 6 0000000000000000 0000000000001f41 0000000000003e82 0000000000005dc3 0000000000007d04 0000000000009c45"
+eq "the ids left out: a drop line in the stream" "$(grep -c '^#   drop=[0-9a-f]* cal-select 40001 ids 0 - left out of the select.cluster metadata' "$T/bigmeta")" 1
+
 # -- errors -----------------------------------------------------------------------
 expect_fail "-n is required" 2 "^cal-select: -n N is required \\(see --help\\)$" cal-select "$T/mix.tok"
 expect_fail "an unknown method" 2 "^cal-select: --method must be kmeans, kcenter or random, not 'x' \\(see --help\\)$" cal-select -n 2 --method x "$T/mix.tok"

@@ -279,6 +279,44 @@ static void save_features(const float *x, size_t m, size_t d, const size_t *pos)
     free(row), free(key);
 }
 
+/* ---- Room under an address-space limit (stats/blas.h, Memory) ----------
+ * Every thread of cal_par calls the BLAS (fmat's dgemm), and OpenBLAS waits
+ * for ever when it cannot map a thread's work buffer: under ulimit -v or -d
+ * run only the threads whose buffers fit beside what the choice maps. */
+typedef struct {
+    size_t n, tn, d, k;
+} room_ctx;
+
+#define ROOM_MARGIN ((size_t)32 << 20) /* the writer's buffers, scratch */
+
+/* What the choice maps besides the threads: the features (float32) and the
+ * per-document arrays of pass 2 and of the methods (at most 96 bytes), the
+ * target's rows widened to float64 (--like), the centroids and k-means++'s
+ * candidates, and per thread a block's float64 rows and its distances to
+ * at most 256 points. */
+static size_t room_more(int t, void *ctx) {
+    const room_ctx *r = ctx;
+    return r->n * (r->d * 4 + 96) + r->tn * (r->d * 12 + 96) + 3 * r->k * r->d * 8 +
+           (size_t)t * CAL_FMAT_BLOCK * (r->d + 256) * 8 + ROOM_MARGIN;
+}
+
+static void fit_threads(size_t n, size_t tn, size_t d) {
+    const char *which;
+    size_t room = cal_address_room(&which);
+    if (room == SIZE_MAX) return;
+    room_ctx r = {n, tn, d, !strcmp(o.method, "kmeans") ? (size_t)o.k : 1};
+    int fit = cal_blas_fit((int)o.threads, room, room_more, &r);
+    if (!fit)
+        cal_die("out of memory: choosing among %zu documents needs %zu MiB of address space (the %zu-wide features, "
+                "a thread and OpenBLAS's work buffer), %zu MiB are left under %s",
+                n + tn, (cal_blas_thread_bytes() + room_more(1, &r) + ((size_t)1 << 20) - 1) >> 20, d, room >> 20,
+                which);
+    if ((unsigned)fit < o.threads)
+        cal_warn("%d thread%s instead of %u: %s leaves room for %d of OpenBLAS's work buffers", fit,
+                 fit == 1 ? "" : "s", o.threads, which, fit);
+    o.threads = (unsigned)fit;
+}
+
 typedef struct {
     size_t rec;      /* the record's number */
     uint32_t cluster;
@@ -301,7 +339,6 @@ int main(int argc, char **argv) {
     size_t dim = o.dim;
     if (emb && !cal_args_given(&a, O_DIM)) dim = cal_embed_dim(emb);
     cal_feat *f = emb ? cal_feat_embed(emb, dim, o.seed) : cal_feat_tfidf(dim, o.seed);
-    cal_par *par = cal_par_new(o.threads);
     cal_drops drops = {0};
     cal_progress_init(&progress, o.progress);
 
@@ -325,6 +362,8 @@ int main(int argc, char **argv) {
     cal_recstore_end(target.store);
     if (!pool.n) cal_die("no documents to choose from (the input holds no records)");
     cal_feat_finish(f);
+    fit_threads(pool.n, target.n, dim);
+    cal_par *par = cal_par_new(o.threads);
 
     /* Pass 2: the features, rows in the order of the documents' ids. */
     float *x = NULL, *tx = NULL;
@@ -414,7 +453,7 @@ int main(int argc, char **argv) {
     cal_meta_copy(meta, &pool.meta);
     cal_select_record sr = {o.method, m, want, ids, cl ? ocl : NULL, nclusters, size, MAX_IDS};
     size_t left = cal_select_meta(meta, &sr);
-    if (left) cal_drops_note(&drops, "ids", "left out of the select.cluster metadata (over 40000)", left, 0, NULL);
+    if (left) cal_drops_note(&drops, "ids", "left out of the select.cluster metadata (lists that would pass 40000 ids)", left, 0, NULL);
     if (o.like) {
         char num[40];
         cal_meta_set(meta, "select.bandwidth", cal_fmt_double(li.h, num, sizeof num));

@@ -13,7 +13,7 @@
  *             each word, a maximal run of bytes that are ASCII letters or
  *             digits or >= 0x80, with A-Z lowered to a-z.
  *   buckets   a term's bucket is XXH3-64(term bytes) mod 2^20.
- *   df        over every document given to cal_tfidf_count (those with at
+ *   df        over every document given to cal_feat_count (those with at
  *             least one term), the number holding each bucket; N of them.
  *   weight    w_b = (1 + ln c_b) (ln((1 + N) / (1 + df_b)) + 1), c_b the
  *             count of bucket b in the document (sublinear tf, smooth idf:

@@ -14,8 +14,8 @@ typedef struct {
     const double *c, *cn; /* the candidates */
     size_t L;
     const double *closest;
-    double *pot;          /* per block: L partial sums */
-    double *newd;         /* when L == 1: the new closest distances */
+    double *pot;          /* per block: L partial sums (newd NULL) */
+    double *newd;         /* L == 1: the new closest distances instead */
 } pp_ctx;
 
 static int pp_block(void *p, size_t i0, size_t i1, char *err, size_t errsz) {
@@ -24,24 +24,32 @@ static int pp_block(void *p, size_t i0, size_t i1, char *err, size_t errsz) {
     size_t m = i1 - i0;
     double *xd = cal_xmalloc(m * q->X->d * sizeof *xd), *out = cal_xmalloc(m * q->L * sizeof *out);
     cal_fmat_dist2(q->X, i0, i1, q->c, q->cn, q->L, xd, out);
-    double *pot = q->pot + (i0 / CAL_FMAT_BLOCK) * q->L;
-    for (size_t t = 0; t < q->L; t++) pot[t] = 0;
-    for (size_t i = 0; i < m; i++)
-        for (size_t t = 0; t < q->L; t++) {
-            double a = q->closest[i0 + i], b = out[i * q->L + t], v = b < a ? b : a;
-            pot[t] += v;
-            if (q->newd) q->newd[i0 + i] = v;
+    if (q->newd) {
+        for (size_t i = 0; i < m; i++) {
+            double a = q->closest[i0 + i], b = out[i];
+            q->newd[i0 + i] = b < a ? b : a;
         }
+    } else {
+        double *pot = q->pot + (i0 / CAL_FMAT_BLOCK) * q->L;
+        for (size_t t = 0; t < q->L; t++) pot[t] = 0;
+        for (size_t i = 0; i < m; i++)
+            for (size_t t = 0; t < q->L; t++) {
+                double a = q->closest[i0 + i], b = out[i * q->L + t];
+                pot[t] += b < a ? b : a;
+            }
+    }
     free(xd), free(out);
     return 0;
 }
 
 /* pot[t] = sum over rows of min(closest, d2(row, candidate t)), summed per
- * block and then over blocks in order; with L == 1 also newd. */
+ * block and then over blocks in order; or, with newd (L == 1, pot NULL),
+ * newd[i] = min(closest[i], d2(row i, the candidate)): the caller sums
+ * those in row order itself. */
 static void pp_pass(pp_ctx *q, cal_par *p, double *pot) {
     size_t nb = (q->X->n + CAL_FMAT_BLOCK - 1) / CAL_FMAT_BLOCK;
     cal_par_for(p, q->X->n, CAL_FMAT_BLOCK, pp_block, q);
-    for (size_t t = 0; t < q->L; t++) {
+    for (size_t t = 0; pot && t < q->L; t++) {
         double s = 0;
         for (size_t b = 0; b < nb; b++) s += q->pot[b * q->L + t];
         pot[t] = s;
@@ -61,9 +69,8 @@ int cal_kmeans_pp(const cal_fmat *X, size_t k, cal_rng *rng, cal_par *p, size_t 
     for (size_t i = 0; i < n; i++) cum[i] = INFINITY;
     q.closest = cum;
     cal_fmat_points(X, &centers[0], 1, c, cn);
-    double pot;
-    pp_pass(&q, p, &pot);
-    pot = 0;
+    pp_pass(&q, p, NULL);
+    double pot = 0;
     for (size_t i = 0; i < n; i++) pot += closest[i];
     for (size_t j = 1; j < k; j++) {
         if (!(pot > 0)) {
@@ -93,7 +100,7 @@ int cal_kmeans_pp(const cal_fmat *X, size_t k, cal_rng *rng, cal_par *p, size_t 
         /* closest = min(closest, d2(., centre)), kept in cum then swapped. */
         cal_fmat_points(X, &centers[j], 1, c, cn);
         q.L = 1, q.newd = cum;
-        pp_pass(&q, p, &pot);
+        pp_pass(&q, p, NULL);
         double *t = closest;
         closest = cum, cum = t;
         pot = 0;

@@ -197,6 +197,14 @@ static void select_parts(void) {
     sr.max_ids = 2;
     CHECK(cal_select_meta(&m, &sr) == 2 && !strcmp(cal_meta_get(&m, "select.cluster.1"), "7 2"),
           "meta: past max_ids a cluster's ids are left out and counted");
+    /* A cluster that does not fit is left out whole; a later one that fits is listed. */
+    uint64_t sz3[] = {4, 6, 2}, cid3[] = {1, 2, 3, 4, 5};
+    uint32_t cl3[] = {1, 0, 1, 2, 1};
+    cal_select_record s3 = {"kmeans", 12, 5, cid3, cl3, 3, sz3, 2};
+    CHECK(cal_select_meta(&m, &s3) == 3 && !strcmp(cal_meta_get(&m, "select.cluster.0"), "4 1 0000000000000002") &&
+              !strcmp(cal_meta_get(&m, "select.cluster.1"), "6 3") &&
+              !strcmp(cal_meta_get(&m, "select.cluster.2"), "2 1 0000000000000004"),
+          "meta: the list that would pass max_ids is left out, a later one that fits is listed");
     cal_meta_free(&m);
     /* capped allocation */
     double w[] = {10, 1, 1};

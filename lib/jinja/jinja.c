@@ -65,6 +65,10 @@ cal_jinja *cal_jinja_load(const char *name, const char *src, size_t n, char *err
     return j;
 }
 
+int cal_jinja_has_generation(const cal_jinja *j) {
+    return j && j->t.has_generation;
+}
+
 void cal_jinja_free(cal_jinja *j) {
     if (!j) return;
     jj_arena_free(&j->t.ar);

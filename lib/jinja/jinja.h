@@ -97,6 +97,10 @@ int cal_jinja_render(const cal_jinja *t, const json_t *vars, const cal_jinja_opt
 int cal_jinja_render_spans(const cal_jinja *t, const json_t *vars, const cal_jinja_opts *opts, cal_buf *out,
                            cal_buf *spans, char *err, size_t errlen);
 
+/* Whether t holds a {% generation %} block (as parsed: one in a comment
+ * or a string is not a block). Fixed at cal_jinja_load; O(1). */
+int cal_jinja_has_generation(const cal_jinja *t);
+
 void cal_jinja_free(cal_jinja *t);
 
 #endif

@@ -293,6 +293,7 @@ typedef struct jj_template {
     jj_err err;
     const char *name;
     jj_nodes body;
+    int has_generation; /* a {% generation %} block was parsed (jj_parse) */
 } jj_template;
 
 /* ---- run time ---- */

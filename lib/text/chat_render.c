@@ -517,16 +517,19 @@ int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const 
     cal_jinja_opts opts = c->opts;
     literals lits = {c, marks};
     if (marks || c->nvar_marks) opts.literal = literal, opts.literal_ctx = &lits;
-    int rc = cal_jinja_render_spans(t, vars, &opts, out, gs, err, errlen);
+    uint64_t unspanned = 0; /* generation blocks in captured output: no span, counted as lost turns */
+    int rc = cal_jinja_render_spans(t, vars, &opts, out, gs, &unspanned, err, errlen);
     if (rc && c->retry) { /* auto-round: again without the system turns */
         json_t *kept = json_array();
         for (size_t i = 0; i < json_array_size(m); i++)
             if (!is_role(json_array_get(m, i), "system")) json_array_append(kept, json_array_get(m, i));
         json_object_set_new(vars, "messages", m = kept);
         out->n = 0;
-        rc = cal_jinja_render_spans(t, vars, &opts, out, gs, err, errlen) ? -1 : 1;
+        unspanned = 0;
+        rc = cal_jinja_render_spans(t, vars, &opts, out, gs, &unspanned, err, errlen) ? -1 : 1;
     }
     if (rc >= 0 && spans && !gen) turn_spans(&opts, t, vars, m, out, spans, lost);
+    if (rc >= 0 && gs && lost) *lost += unspanned;
     if (rc < 0 && spans) spans->n = s0;
     json_decref(vars);
     return rc;

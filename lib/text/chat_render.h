@@ -74,7 +74,9 @@ int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const
  * transformers' return_assistant_tokens_mask takes them), else each
  * assistant turn found by rendering the conversation up to it (with the
  * generation prompt) and through it: the turn's text and its end-of-turn
- * tokens. Assistant turns not found so are counted in *lost. */
+ * tokens. Assistant turns not found so, and {% generation %} blocks whose
+ * output was captured (a macro, a set or filter block: no span, where
+ * transformers records one at the top-level length), are counted in *lost. */
 int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const json_t *msgs,
                           const cal_pyjson *marks, cal_buf *out, cal_buf *spans, uint64_t *lost, char *err,
                           size_t errlen);

@@ -281,3 +281,11 @@ expect_fail "gptoss has no chat template, and says so" 1 "gptoss/tokenizer_confi
   cal-read --chat gptoss "$T/recs.jsonl"
 eq "cal-encode --list says which names have no chat template" \
   "$(cal-encode --list | grep -E '^(gptoss|gpt4o)' | grep -c 'no chat template$')" 2
+# --assistant-mask: a {% generation %} block run inside a macro gives no span
+# (transformers records one at the top-level length); it is counted on
+# standard error with the turns left out, never lost in silence
+printf '%s' "{% macro a(m) %}{% generation %}{{ m.content }}{% endgeneration %}{% endmacro %}{% for m in messages %}{{ m.role }}:{% if m.role == 'assistant' %}{{ a(m) }}{% else %}{{ m.content }}{% endif %};{% endfor %}" >"$T/macro_gen.jinja"
+printf '%s\n' '{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}' |
+  cal-read --chat "$T/macro_gen.jinja" --assistant-mask - 2>"$T/err" >/dev/null
+eq "--assistant-mask counts a generation block run in a macro on stderr" \
+  "$(grep -c '1 turns of the assistant left out of the mask.*generation' "$T/err")" 1

@@ -523,10 +523,17 @@ int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const 
         json_t *kept = json_array();
         for (size_t i = 0; i < json_array_size(m); i++)
             if (!is_role(json_array_get(m, i), "system")) json_array_append(kept, json_array_get(m, i));
-        json_object_set_new(vars, "messages", m = kept);
-        out->n = 0;
-        unspanned = 0;
-        rc = cal_jinja_render_spans(t, vars, &opts, out, gs, &unspanned, err, errlen) ? -1 : 1;
+        if (json_array_size(kept) == json_array_size(m)) { /* no system turn: it would fail the same again */
+            json_decref(kept);
+        } else {
+            json_object_set_new(vars, "messages", m = kept);
+            out->n = 0;
+            unspanned = 0;
+            rc = cal_jinja_render_spans(t, vars, &opts, out, gs, &unspanned, err, errlen) ? -1 : 1;
+            size_t k = strlen(err);
+            if (rc < 0 && k < errlen) /* the message is the retry's: its positions are the shorter conversation's */
+                snprintf(err + k, errlen - k, " (at the retry without its system turns)");
+        }
     }
     if (rc >= 0 && spans && !gen) turn_spans(&opts, t, vars, m, out, spans, lost);
     if (rc >= 0 && gs && lost) *lost += unspanned;

@@ -63,8 +63,10 @@ const char *cal_chat_render_source(const cal_chat_render *c);
  * (replacing its content). Returns 0, 1 when it was rendered only at the
  * retry without system turns (spec->retry_without_system: every message
  * of role system left out, as auto-round's apply_chat_template_to_samples
- * retries after any error), or -1 with the template's message (or what is
- * wrong with the record) in err. */
+ * retries after any error; a conversation without system turns is not
+ * rendered again, as it would fail the same), or -1 with the template's
+ * message (or what is wrong with the record) in err, which says "(at the
+ * retry without its system turns)" when the retry gave it. */
 int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs,
                            const cal_pyjson *marks, cal_buf *out, char *err, size_t errlen);
 

@@ -227,7 +227,8 @@ static void chat_drops(cal_drops *d) {
         cal_drops_note(d, "conversations", "rendered without their system turns (--retry-without-system)",
                        F.json.retried, 0, NULL);
     if (F.json.lost_turns)
-        cal_drops_note(d, "turns", "of the assistant left out of the mask (not found by rendering up to them)",
+        cal_drops_note(d, "turns", "of the assistant left out of the mask (not found by rendering up to them,"
+                       " or a {% generation %} block run in captured output)",
                        F.json.lost_turns, 0, NULL);
 }
 

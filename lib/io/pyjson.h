@@ -9,7 +9,9 @@
  * jansson cannot hold are string nodes marked as literals; a consumer that
  * knows (the Jinja renderer, through cal_jinja_opts.literal) asks
  * cal_pyjson_literal for a node's number text and makes the number Python
- * would. The marks are by node, so no string of the record can pass for one.
+ * would; cal-read's fields (text/jsonl.c, fieldfmt.c, chat.c) take such a
+ * node as the number it is. The marks are by node, so no string of the
+ * record can pass for one.
  *
  * What json.loads refuses is refused too: integers past 4300 digits
  * (Python's int max_str_digits), nesting deeper than 1000 (its recursion

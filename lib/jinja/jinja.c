@@ -65,6 +65,10 @@ cal_jinja *cal_jinja_load(const char *name, const char *src, size_t n, char *err
     return j;
 }
 
+int cal_jinja_has_generation(const cal_jinja *j) {
+    return j && j->t.has_generation;
+}
+
 void cal_jinja_free(cal_jinja *j) {
     if (!j) return;
     jj_arena_free(&j->t.ar);
@@ -92,11 +96,11 @@ static void fix_tm(struct tm *tm) {
 
 int cal_jinja_render(const cal_jinja *j, const json_t *vars, const cal_jinja_opts *opts,
                      cal_buf *out, char *err, size_t errlen) {
-    return cal_jinja_render_spans(j, vars, opts, out, NULL, err, errlen);
+    return cal_jinja_render_spans(j, vars, opts, out, NULL, NULL, err, errlen);
 }
 
 int cal_jinja_render_spans(const cal_jinja *j, const json_t *vars, const cal_jinja_opts *opts, cal_buf *out,
-                           cal_buf *spans, char *err, size_t errlen) {
+                           cal_buf *spans, uint64_t *unspanned, char *err, size_t errlen) {
     size_t spans0 = spans ? spans->n : 0;
     if (err && errlen) err[0] = 0;
     const char *name = j->t.name;
@@ -158,6 +162,7 @@ int cal_jinja_render_spans(const cal_jinja *j, const json_t *vars, const cal_jin
             memcpy(spans->p + k, &v, 4);
         }
     if (b.n) cal_buf_add(out, b.p, b.n);
+    if (unspanned) *unspanned += rt->unspanned;
     jj_gc_free(rt);
     jj_arena_free(&rt->ar);
     free(rt);

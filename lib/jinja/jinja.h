@@ -91,11 +91,19 @@ int cal_jinja_render(const cal_jinja *t, const json_t *vars, const cal_jinja_opt
 /* cal_jinja_render, also appending to spans (spans NULL: none) the byte
  * spans of out that {% generation %} blocks rendered at the template's top
  * level, as u32 pairs (start, end) in native byte order: what transformers'
- * AssistantTracker records for return_assistant_tokens_mask (a block
- * inside a macro or a set/filter block, whose output is captured, gives no
- * span; nor does an empty one). On error spans is left as it was. */
+ * AssistantTracker records for return_assistant_tokens_mask there. An empty
+ * block gives no span. A block run inside a macro or a set/filter block,
+ * whose output is captured, gives no span either, where transformers'
+ * tracker records one at the top-level output's length when the block
+ * ran (wherever the captured text lands, if it lands at all): such blocks
+ * with output are counted in *unspanned (NULL: not counted), for the
+ * caller to say. On error spans and *unspanned are left as they were. */
 int cal_jinja_render_spans(const cal_jinja *t, const json_t *vars, const cal_jinja_opts *opts, cal_buf *out,
-                           cal_buf *spans, char *err, size_t errlen);
+                           cal_buf *spans, uint64_t *unspanned, char *err, size_t errlen);
+
+/* Whether t holds a {% generation %} block (as parsed: one in a comment
+ * or a string is not a block). Fixed at cal_jinja_load; O(1). */
+int cal_jinja_has_generation(const cal_jinja *t);
 
 void cal_jinja_free(cal_jinja *t);
 

@@ -580,6 +580,8 @@ static flow exec(jj_rt *rt, const jj_node *n, jj_scope *sc, jj_buf *out) {
         if (rt->spans && out == rt->root_out && out->n > start) {
             uint32_t se[2] = {(uint32_t)start, (uint32_t)out->n};
             cal_buf_add(rt->spans, se, sizeof se);
+        } else if (out->n > start) {
+            rt->unspanned++; /* captured (macro, set or filter block): no span; the caller says so */
         }
         return f;
     }

@@ -615,10 +615,10 @@ static jj_val groupby(jj_rt *rt, jj_val v, jj_val attribute, jj_val dflt, int ca
  * the render starts (jinja2's is unseeded: no two runs agree; calkit's
  * output must be the same every run). */
 static jj_val random_item(jj_rt *rt, jj_val v) {
-    if (v.t == JJ_UNDEF) jj_undef_fail(rt, v);
-    int64_t n = jj_len(rt, v);
+    /* choice's `if not seq`: an undefined value is false, so empty */
+    int64_t n = v.t == JJ_UNDEF ? 0 : jj_len(rt, v);
     if (n == 0) return jj_undef_hint(rt, "No random item, sequence was empty.");
-    if (v.t == JJ_LIST && (v.flags & (JJ_GENERATOR | JJ_DICT_ITEMS | JJ_DICT_KEYS | JJ_DICT_VALUES)))
+    if (v.t == JJ_LOOP || (v.t == JJ_LIST && (v.flags & (JJ_GENERATOR | JJ_DICT_ITEMS | JJ_DICT_KEYS | JJ_DICT_VALUES))))
         jj_fail(rt, "TypeError: '%s' object is not subscriptable", jj_type_name(v));
     if (!rt->rng_seeded) {
         cal_py_seed(&rt->rng, 0);

@@ -293,6 +293,7 @@ typedef struct jj_template {
     jj_err err;
     const char *name;
     jj_nodes body;
+    int has_generation; /* a {% generation %} block was parsed (jj_parse) */
 } jj_template;
 
 /* ---- run time ---- */
@@ -336,6 +337,7 @@ typedef struct jj_rt {
     struct tm now;
     const jj_buf *root_out; /* the template's own output */
     cal_buf *spans;         /* {% generation %} spans of root_out (u32 pairs), or NULL */
+    uint64_t unspanned;     /* generation blocks with output that went elsewhere (captured) */
     uint64_t epoch;        /* frames begun so far */
     jj_frame *frames;      /* the loop iterations running, innermost last (malloc'd) */
     size_t nframes, capframes;

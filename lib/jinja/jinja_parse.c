@@ -920,6 +920,7 @@ static jj_node *parse_statement(parser *P) {
         next(P);
         n = node(P, N_SCOPE, k->line);
         n->k1 = parse_statements(P, "endgeneration", NULL, NULL, 1);
+        P->t->has_generation = 1;
     } else if (!strcmp(s, "block") || !strcmp(s, "extends") || !strcmp(s, "include") ||
                !strcmp(s, "from") || !strcmp(s, "import") || !strcmp(s, "autoescape")) {
         pfail(P, k->line, "the '%s' tag is not supported for chat templates%s", s, "");

@@ -127,17 +127,18 @@ static void wrap_line(jj_rt *rt, jj_list *lines, size_t *cap, const char *s, siz
                 const char *w = s + c[k].at;
                 if (boh && (int64_t)c[k].len > space_left) {
                     /* after the last hyphen before space_left, if a non-hyphen precedes it */
+                    /* one walk: whether a non-hyphen came before the last hyphen is
+                       noted as it is passed (a second walk calling bytes_of per
+                       position was quadratic) */
                     int64_t hyphen = -1, pos = 0;
+                    int other = 0, other_before = 0;
                     for (size_t i = 0; i < c[k].n && pos < space_left;) {
-                        if (w[i] == '-') hyphen = pos;
+                        if (w[i] == '-') hyphen = pos, other_before = other;
+                        else other = 1;
                         jj_u8_next(w, c[k].n, &i);
                         pos++;
                     }
-                    if (hyphen > 0) {
-                        int other = 0;
-                        for (size_t i = 0; i < (size_t)hyphen; i++) other |= w[bytes_of(w, c[k].n, i)] != '-';
-                        if (other) end = hyphen + 1;
-                    }
+                    if (hyphen > 0 && other_before) end = hyphen + 1;
                 }
                 size_t b = bytes_of(w, c[k].n, (size_t)end);
                 jj_buf_add(rt, &line, w, b);

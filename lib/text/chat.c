@@ -11,9 +11,14 @@ int cal_chat_template(const char *name) {
     return -1;
 }
 
+/* A string node that is not a number jansson could not hold. */
+static int is_str(const json_t *v, const cal_pyjson *marks) {
+    return json_is_string(v) && !(marks && cal_pyjson_literal(marks, v));
+}
+
 /* Text of a message content: a string, or a list of parts. */
-static int content_text(const json_t *c, cal_buf *b) {
-    if (json_is_string(c)) {
+static int content_text(const json_t *c, const cal_pyjson *marks, cal_buf *b) {
+    if (is_str(c, marks)) {
         cal_buf_add(b, json_string_value(c), json_string_length(c));
         return 1;
     }
@@ -21,18 +26,18 @@ static int content_text(const json_t *c, cal_buf *b) {
     for (size_t i = 0; i < json_array_size(c); i++) {
         const json_t *x = json_array_get(c, i);
         const json_t *t = json_is_object(x) ? json_object_get(x, "text") : x;
-        if (json_is_string(t)) cal_buf_add(b, json_string_value(t), json_string_length(t));
+        if (is_str(t, marks)) cal_buf_add(b, json_string_value(t), json_string_length(t));
     }
     return 1;
 }
 
-int cal_chat_flatten(const json_t *msgs, int tmpl, cal_buf *b) {
+int cal_chat_flatten(const json_t *msgs, int tmpl, const cal_pyjson *marks, cal_buf *b) {
     b->n = 0;
     for (size_t i = 0; i < json_array_size(msgs); i++) {
         const json_t *m = json_array_get(msgs, i);
         const json_t *r = json_object_get(m, "role"), *c = json_object_get(m, "content");
         if (!r && !c) r = json_object_get(m, "from"), c = json_object_get(m, "value");
-        if (!json_is_string(r)) return 0;
+        if (!is_str(r, marks)) return 0;
         const char *role = json_string_value(r);
         size_t rn = json_string_length(r);
         if (strcmp(role, "human") == 0) role = "user", rn = 4;
@@ -52,7 +57,7 @@ int cal_chat_flatten(const json_t *msgs, int tmpl, cal_buf *b) {
             if (rn && b->p[at] >= 'a' && b->p[at] <= 'z') b->p[at] = (char)(b->p[at] - 32);
             cal_buf_add(b, ": ", 2);
         }
-        if (c && !json_is_null(c) && !content_text(c, b)) return 0;
+        if (c && !json_is_null(c) && !content_text(c, marks, b)) return 0;
         if (tmpl == CAL_CHAT_CHATML) cal_buf_add(b, "<|im_end|>\n", 11);
         else if (tmpl == CAL_CHAT_LLAMA3) cal_buf_add(b, "<|eot_id|>", 10);
     }

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "io/pyjson.h"
 
 enum { CAL_CHAT_PLAIN, CAL_CHAT_CHATML, CAL_CHAT_LLAMA3 };
 
@@ -17,7 +18,9 @@ int cal_chat_template(const char *name);
 /* Writes the flattened chat msgs (a JSON array) into out (replacing its
  * content). A content is a string, a list of parts (each part's "text", or
  * the part itself when it is a string) or null. Returns 1, or 0 when a
- * message has no role string or a content of another kind. */
-int cal_chat_flatten(const json_t *msgs, int tmpl, cal_buf *out);
+ * message has no role string or a content of another kind. marks (NULL:
+ * none, io/pyjson.h): string nodes that stand for numbers, which are
+ * numbers here too (no role, no content). */
+int cal_chat_flatten(const json_t *msgs, int tmpl, const cal_pyjson *marks, cal_buf *out);
 
 #endif

@@ -24,7 +24,6 @@ typedef struct {
     char *path;
     char *where; /* for messages: the file, "... chat_template" */
     cal_jinja *t;
-    int gen;     /* once parsed: it has {% generation %} blocks */
 } named;
 
 struct cal_chat_render {
@@ -166,17 +165,9 @@ static int locate(const char *model, char **cfg, char **jinja, char ***extra, ch
     return 0;
 }
 
-/* Whether s[0..n) holds the NUL-terminated word w. */
-static int has_text(const char *s, size_t n, const char *w) {
-    size_t k = strlen(w);
-    for (size_t i = 0; i + k <= n; i++)
-        if (s[i] == w[0] && !memcmp(s + i, w, k)) return 1;
-    return 0;
-}
-
 static void add_template(cal_chat_render *c, const char *name, const char *src, size_t n, const char *path,
                          const char *where) {
-    named e = {name ? cal_xstrdup(name) : NULL, NULL, n, path ? cal_xstrdup(path) : NULL, cal_xstrdup(where), NULL, 0};
+    named e = {name ? cal_xstrdup(name) : NULL, NULL, n, path ? cal_xstrdup(path) : NULL, cal_xstrdup(where), NULL};
     if (src) {
         e.src = cal_xmalloc(n + 1);
         memcpy(e.src, src, n);
@@ -194,13 +185,11 @@ static int compile(cal_chat_render *c, size_t i, char *err, size_t errlen) {
     snprintf(label, sizeof label, "%s%s%s", e->where, e->name ? " " : "", e->name ? e->name : "");
     if (e->src) {
         e->t = cal_jinja_load(label, e->src, e->n, err, errlen);
-        e->gen = has_text(e->src, e->n, "endgeneration");
         return e->t ? 0 : -1;
     }
     cal_mapfile m;
     if (!cal_mapfile_open(&m, e->path, err, errlen)) return -1;
     e->t = cal_jinja_load(label, m.p, m.len, err, errlen);
-    e->gen = has_text(m.p, m.len, "endgeneration");
     cal_mapfile_close(&m);
     return e->t ? 0 : -1;
 }
@@ -521,24 +510,33 @@ int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const 
     json_object_set_new(vars, "messages", m);
     json_object_set_new(vars, "tools", has_tools ? json_incref((json_t *)tools) : json_null());
     if (docs) json_object_set(vars, "documents", (json_t *)docs); /* the record's, over --chat-var's */
-    int gen = 0;
-    for (size_t i = 0; i < c->ntpl; i++) gen |= c->tpl[i].t == t && c->tpl[i].gen;
+    int gen = cal_jinja_has_generation(t); /* as parsed: a comment naming endgeneration is no block */
     cal_buf *gs = spans && gen ? spans : NULL;
     size_t s0 = spans ? spans->n : 0;
     out->n = 0;
     cal_jinja_opts opts = c->opts;
     literals lits = {c, marks};
     if (marks || c->nvar_marks) opts.literal = literal, opts.literal_ctx = &lits;
-    int rc = cal_jinja_render_spans(t, vars, &opts, out, gs, err, errlen);
+    uint64_t unspanned = 0; /* generation blocks in captured output: no span, counted as lost turns */
+    int rc = cal_jinja_render_spans(t, vars, &opts, out, gs, &unspanned, err, errlen);
     if (rc && c->retry) { /* auto-round: again without the system turns */
         json_t *kept = json_array();
         for (size_t i = 0; i < json_array_size(m); i++)
             if (!is_role(json_array_get(m, i), "system")) json_array_append(kept, json_array_get(m, i));
-        json_object_set_new(vars, "messages", m = kept);
-        out->n = 0;
-        rc = cal_jinja_render_spans(t, vars, &opts, out, gs, err, errlen) ? -1 : 1;
+        if (json_array_size(kept) == json_array_size(m)) { /* no system turn: it would fail the same again */
+            json_decref(kept);
+        } else {
+            json_object_set_new(vars, "messages", m = kept);
+            out->n = 0;
+            unspanned = 0;
+            rc = cal_jinja_render_spans(t, vars, &opts, out, gs, &unspanned, err, errlen) ? -1 : 1;
+            size_t k = strlen(err);
+            if (rc < 0 && k < errlen) /* the message is the retry's: its positions are the shorter conversation's */
+                snprintf(err + k, errlen - k, " (at the retry without its system turns)");
+        }
     }
     if (rc >= 0 && spans && !gen) turn_spans(&opts, t, vars, m, out, spans, lost);
+    if (rc >= 0 && gs && lost) *lost += unspanned;
     if (rc < 0 && spans) spans->n = s0;
     json_decref(vars);
     return rc;

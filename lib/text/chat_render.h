@@ -63,8 +63,10 @@ const char *cal_chat_render_source(const cal_chat_render *c);
  * (replacing its content). Returns 0, 1 when it was rendered only at the
  * retry without system turns (spec->retry_without_system: every message
  * of role system left out, as auto-round's apply_chat_template_to_samples
- * retries after any error), or -1 with the template's message (or what is
- * wrong with the record) in err. */
+ * retries after any error; a conversation without system turns is not
+ * rendered again, as it would fail the same), or -1 with the template's
+ * message (or what is wrong with the record) in err, which says "(at the
+ * retry without its system turns)" when the retry gave it. */
 int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const json_t *msgs,
                            const cal_pyjson *marks, cal_buf *out, char *err, size_t errlen);
 
@@ -74,7 +76,9 @@ int cal_chat_render_record(const cal_chat_render *c, const json_t *record, const
  * transformers' return_assistant_tokens_mask takes them), else each
  * assistant turn found by rendering the conversation up to it (with the
  * generation prompt) and through it: the turn's text and its end-of-turn
- * tokens. Assistant turns not found so are counted in *lost. */
+ * tokens. Assistant turns not found so, and {% generation %} blocks whose
+ * output was captured (a macro, a set or filter block: no span, where
+ * transformers records one at the top-level length), are counted in *lost. */
 int cal_chat_render_spans(const cal_chat_render *c, const json_t *record, const json_t *msgs,
                           const cal_pyjson *marks, cal_buf *out, cal_buf *spans, uint64_t *lost, char *err,
                           size_t errlen);

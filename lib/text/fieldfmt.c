@@ -172,13 +172,25 @@ static void py_float(cal_buf *out, double x) {
     }
 }
 
+/* str() of the number Python's json.loads makes of the JSON number text
+ * lit that jansson could not hold: an integer (any size) as its digits,
+ * NaN and the infinities (Infinity, or a float past a double such as 1e400)
+ * as float's nan, inf, -inf. */
+static void py_number(cal_buf *out, const char *lit) {
+    if (!strcmp(lit, "NaN")) cal_buf_add(out, "nan", 3);
+    else if (!strcmp(lit, "Infinity")) cal_buf_add(out, "inf", 3);
+    else if (!strcmp(lit, "-Infinity")) cal_buf_add(out, "-inf", 4);
+    else if (!lit[strspn(lit + (*lit == '-'), "0123456789") + (*lit == '-')]) cal_buf_addf(out, "%s", lit);
+    else py_float(out, strtod(lit, NULL));
+}
+
 /* A section's field is there: present, not null, not an empty string. */
 static int present(const json_t *v) {
     return v && !json_is_null(v) && !(json_is_string(v) && json_string_length(v) == 0);
 }
 
-int cal_fieldfmt_render(const cal_fieldfmt *f, const json_t *root, int missing_empty, cal_buf *out, char *err,
-                        size_t errlen) {
+int cal_fieldfmt_render(const cal_fieldfmt *f, const json_t *root, const cal_pyjson *marks, int missing_empty,
+                        cal_buf *out, char *err, size_t errlen) {
     out->n = 0;
     for (size_t i = 0; i < f->np; i++) {
         const piece *p = &f->p[i];
@@ -191,7 +203,9 @@ int cal_fieldfmt_render(const cal_fieldfmt *f, const json_t *root, int missing_e
             continue;
         }
         json_t *v = cal_json_at(root, p->text);
-        if (json_is_string(v)) cal_buf_add(out, json_string_value(v), json_string_length(v));
+        const char *lit = marks ? cal_pyjson_literal(marks, v) : NULL;
+        if (lit) py_number(out, lit);
+        else if (json_is_string(v)) cal_buf_add(out, json_string_value(v), json_string_length(v));
         else if (json_is_integer(v)) cal_buf_addf(out, "%lld", (long long)json_integer_value(v));
         else if (json_is_real(v)) py_float(out, json_real_value(v));
         else if (json_is_boolean(v)) cal_buf_addf(out, "%s", json_is_true(v) ? "True" : "False");

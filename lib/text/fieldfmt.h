@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "io/pyjson.h"
 
 typedef struct cal_fieldfmt cal_fieldfmt;
 
@@ -37,9 +38,12 @@ size_t cal_fieldfmt_nfields(const cal_fieldfmt *f);
 const char *cal_fieldfmt_field(const cal_fieldfmt *f, size_t i);
 /* Writes the text of record root into out (replacing its content): 0, or -1
  * with the message in err for a missing or null field (unless
- * missing_empty: then it is empty) or a list or object. */
-int cal_fieldfmt_render(const cal_fieldfmt *f, const json_t *root, int missing_empty, cal_buf *out, char *err,
-                        size_t errlen);
+ * missing_empty: then it is empty) or a list or object. marks (NULL: none)
+ * are root's numbers jansson cannot hold (io/pyjson.h): such a node is
+ * written as Python's str.format writes the number json.loads made of it
+ * (nan, inf, -inf, the integer's digits), never as its JSON text. */
+int cal_fieldfmt_render(const cal_fieldfmt *f, const json_t *root, const cal_pyjson *marks, int missing_empty,
+                        cal_buf *out, char *err, size_t errlen);
 void cal_fieldfmt_free(cal_fieldfmt *f);
 
 /* The value at a dotted path: object members by name, array elements by

@@ -113,12 +113,18 @@ int cal_jsonl_doc(cal_jsonl *j, const char *line, size_t n, const char **text, s
     return r;
 }
 
+/* A string node, not a number jansson could not hold (NaN, 1e400, big
+ * integers: io/pyjson.h marks them), which is a number as 5 is. */
+static int is_str(const cal_jsonl *j, const json_t *v) {
+    return json_is_string(v) && !(j->marks && cal_pyjson_literal(j->marks, v));
+}
+
 /* A list of strings is one document: its strings (nulls skipped) joined by
  * a blank line, as --template plain joins turns. 0 when v is another list. */
-static int join_strings(const json_t *v, cal_buf *out) {
+static int join_strings(const cal_jsonl *j, const json_t *v, cal_buf *out) {
     size_t i;
     json_t *x;
-    json_array_foreach(v, i, x) if (!json_is_string(x) && !json_is_null(x)) return 0;
+    json_array_foreach(v, i, x) if (!is_str(j, x) && !json_is_null(x)) return 0;
     out->n = 0;
     json_array_foreach(v, i, x) if (json_is_string(x)) {
         if (out->n) cal_buf_add(out, "\n\n", 2);
@@ -133,11 +139,11 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
     int chat_field = !strcmp(field, "messages") || !strcmp(field, "conversations");
     j->chat = 0;
     if (j->fmt) {
-        if (cal_fieldfmt_render(j->fmt, root, j->missing_empty, &j->str, err, errlen) < 0) return -1;
+        if (cal_fieldfmt_render(j->fmt, root, j->marks, j->missing_empty, &j->str, err, errlen) < 0) return -1;
         *text = j->str.p ? j->str.p : "", *tn = j->str.n;
         return 1;
     }
-    json_t *v = json_is_string(root) ? (json_t *)root : cal_json_at(root, field);
+    json_t *v = is_str(j, root) ? (json_t *)root : cal_json_at(root, field);
     const char *chat_name = chat_field ? field : NULL;
     int r = 1;
     size_t at; /* a record's errors concern the whole of it */
@@ -146,7 +152,7 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
         if (!(v = json_object_get(root, chat_name))) chat_name = "conversations", v = json_object_get(root, chat_name);
         if (!v) chat_name = NULL;
     }
-    if (json_is_string(v) && (!chat_name || chat_field)) {
+    if (is_str(j, v) && (!chat_name || chat_field)) {
         j->str.n = 0;
         cal_buf_add(&j->str, json_string_value(v), json_string_length(v));
         *text = j->str.p, *tn = j->str.n;
@@ -160,9 +166,9 @@ int cal_jsonl_record(cal_jsonl *j, const json_t *root, const char **text, size_t
     } else if (json_is_array(v) && chat_name) {
         j->chat = j->tmpl != CAL_CHAT_PLAIN;
         j->plain_chats += j->tmpl == CAL_CHAT_PLAIN;
-        if (cal_chat_flatten(v, j->tmpl, &j->chat_text)) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n;
+        if (cal_chat_flatten(v, j->tmpl, j->marks, &j->chat_text)) *text = j->chat_text.p ? j->chat_text.p : "", *tn = j->chat_text.n;
         else r = fail(err, errlen, &at, 0, "chat record without role/content strings");
-    } else if (json_is_array(v) && !chat_name && join_strings(v, &j->str)) {
+    } else if (json_is_array(v) && !chat_name && join_strings(j, v, &j->str)) {
         *text = j->str.p ? j->str.p : "", *tn = j->str.n;
     } else if (json_is_null(v)) {
         j->nulls++;

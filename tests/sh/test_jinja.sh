@@ -57,3 +57,22 @@ if grep -q '^# [0-9]* cases, 2 differ$' "$T/bad.out" && grep -q 'message \[' "$T
 else
   not_ok "the comparison reports a changed byte and a changed raise_exception message" "$(grep -v '^ok' "$T/bad.out" | head -5)"
 fi
+# wordwrap's long word is broken in one walk (textwrap's _handle_long_word
+# is linear): a hyphenated word of 240000 characters wrapped at 239999 took
+# 27 s when each position was found again from the word's start. The CPU
+# limit is a hang guard, not a timing: the case takes milliseconds.
+$PY - "$T/wrap.jsonl" <<'PYEOF'
+import json, sys
+sys.path.insert(0, "tests/jinja")
+import hfenv
+env = hfenv.environment()
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    out.write(json.dumps({"conv": 0, "vars": {}}) + "\n")
+    for i, src in enumerate([
+            '{% set s = "a" ~ "-" * 240000 %}{{ s|wordwrap(239999) }}',
+            '{% set s = "ab-" * 80000 %}{{ s|wordwrap(239990) }}',
+            '{% set s = "-" * 200000 ~ "b" %}{{ s|wordwrap(199999) }}']):
+        out.write(json.dumps({"template": "wrap-%d" % i, "group": "wordwrap of a long hyphenated word", "source": src}) + "\n")
+        out.write(json.dumps({"c": 0, "extra": {}, "want": env.from_string(src).render()}) + "\n")
+PYEOF
+(ulimit -t 20; "$drv" --cases "$T/wrap.jsonl") || not_ok "wordwrap of a long hyphenated word ends" "killed after 20 s of CPU"

@@ -281,3 +281,20 @@ expect_fail "gptoss has no chat template, and says so" 1 "gptoss/tokenizer_confi
   cal-read --chat gptoss "$T/recs.jsonl"
 eq "cal-encode --list says which names have no chat template" \
   "$(cal-encode --list | grep -E '^(gptoss|gpt4o)' | grep -c 'no chat template$')" 2
+# --assistant-mask: a {% generation %} block run inside a macro gives no span
+# (transformers records one at the top-level length); it is counted on
+# standard error with the turns left out, never lost in silence
+printf '%s' "{% macro a(m) %}{% generation %}{{ m.content }}{% endgeneration %}{% endmacro %}{% for m in messages %}{{ m.role }}:{% if m.role == 'assistant' %}{{ a(m) }}{% else %}{{ m.content }}{% endif %};{% endfor %}" >"$T/macro_gen.jinja"
+printf '%s\n' '{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}' |
+  cal-read --chat "$T/macro_gen.jinja" --assistant-mask - 2>"$T/err" >/dev/null
+eq "--assistant-mask counts a generation block run in a macro on stderr" \
+  "$(grep -c '1 turns of the assistant left out of the mask.*generation' "$T/err")" 1
+# --retry-without-system renders again only when a system turn was left
+# out; the message of a refusal says which render gave it
+printf '%s' "{{ raise_exception('no ' ~ messages|length) }}" >"$T/refuse.jinja"
+printf '%s\n' '{"messages":[{"role":"user","content":"q"}]}' >"$T/nosys.jsonl"
+printf '%s\n' '{"messages":[{"role":"system","content":"s"},{"role":"user","content":"q"}]}' >"$T/sys.jsonl"
+eq "--retry-without-system: no system turn, no second render" \
+  "$(cal-read --chat "$T/refuse.jinja" --retry-without-system "$T/nosys.jsonl" 2>&1 >/dev/null | grep -c 'no 1$')" 1
+eq "--retry-without-system: a system turn left out, the retry's message says so" \
+  "$(cal-read --chat "$T/refuse.jinja" --retry-without-system "$T/sys.jsonl" 2>&1 >/dev/null | grep -c 'no 1 (at the retry without its system turns)$')" 1

@@ -72,3 +72,21 @@ eq "a list of strings: joined by a blank line, nulls skipped" "$(cal-read "$T/l.
 expect_fail "a list of numbers is not text" 1 "field 'text' is not a string" sh -c "echo '{\"text\":[1]}' | cal-read -"
 expect_fail "records of other shapes: the error names a template" 1 "no field 'text' .*--field '\{prompt\}\{completion\}'" \
   sh -c "echo '{\"prompt\":\"p\",\"completion\":\"c\"}' | cal-read -"
+
+# numbers only Python's json reads (NaN, the infinities, floats past a
+# double, integers past 64 bits: io/pyjson.h keeps them as marked string
+# nodes) are numbers: written as CPython's str.format writes them, and
+# never a text field
+: >"$T/big.jsonl"
+for v in NaN Infinity -Infinity 1e400 -1e400 1E+400 2.5e999 123456789012345678901234567890 -1180591620717411303424 \
+         18446744073709551616 -9223372036854775809; do
+  printf '{"v": %s, "n": {"w": [%s, "t"]}, "x": 1}\n' "$v" "$v" >>"$T/big.jsonl"
+done
+cal-read --field '{v}!{n.w.0}!{n.w.1}' "$T/big.jsonl" | D >"$T/got"
+ref '{v}!{n.w.0}!{n.w.1}' "$T/big.jsonl" >"$T/want"
+same "numbers past jansson (NaN, Infinity, 1e400, big ints) as CPython's str.format writes them" "$T/got" "$T/want"
+for r in '{"text": NaN}' '{"text": 1e400}' '{"text": 123456789012345678901234567890}' '{"text": ["a", Infinity]}'; do
+  expect_fail "$r: a number past jansson is not a text field" 1 "field 'text' is not a string" sh -c "echo '$r' | cal-read -"
+done
+expect_fail "a NaN content is not chat text" 1 "chat record without role/content strings" \
+  sh -c "echo '{\"messages\": [{\"role\": \"user\", \"content\": NaN}]}' | cal-read --template chatml -"

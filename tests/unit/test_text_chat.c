@@ -14,7 +14,7 @@ static const char *flat(const char *j, int tmpl) {
     json_error_t e;
     json_t *m = json_loads(j, JSON_ALLOW_NUL, &e);
     if (!m) return "BAD TEST JSON";
-    int ok = cal_chat_flatten(m, tmpl, &b);
+    int ok = cal_chat_flatten(m, tmpl, NULL, &b);
     json_decref(m);
     if (!ok) return "REFUSED";
     cal_buf_addc(&b, 0);

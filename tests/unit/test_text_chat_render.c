@@ -56,6 +56,37 @@ static const char *render(const char *model, const char *name, const char *recor
     return out;
 }
 
+/* The assistant spans of record (JSON) with the .jinja file model, as
+ * "start-end ..." then "lost N"; "!message" for an error. */
+static const char *spans_of(const char *model, const char *record) {
+    static char out[1024];
+    char err[512];
+    cal_chat_spec spec = {model, NULL, 0, NULL, NULL, 0, NULL, 0};
+    cal_chat_render *c = cal_chat_render_open(&spec, err, sizeof err);
+    if (!c) {
+        snprintf(out, sizeof out, "open!%s", err);
+        return out;
+    }
+    json_t *r = json_loads(record, 0, NULL);
+    cal_buf b = {0}, sp = {0};
+    uint64_t lost = 0;
+    size_t k = 0;
+    if (cal_chat_render_spans(c, r, json_object_get(r, "messages"), NULL, &b, &sp, &lost, err, sizeof err) < 0) {
+        snprintf(out, sizeof out, "!%s", err);
+    } else {
+        for (size_t i = 0; i + 8 <= sp.n; i += 8) {
+            uint32_t se[2];
+            memcpy(se, sp.p + i, sizeof se);
+            k += (size_t)snprintf(out + k, sizeof out - k, "%u-%u ", se[0], se[1]);
+        }
+        snprintf(out + k, sizeof out - k, "lost %llu", (unsigned long long)lost);
+    }
+    cal_buf_free(&b), cal_buf_free(&sp);
+    json_decref(r);
+    cal_chat_render_free(c);
+    return out;
+}
+
 #define IS(got, want) (!strcmp((got), (want)) || (printf("# got  %s\n# want %s\n", (got), (want)), 0))
 
 int main(void) {
@@ -116,6 +147,35 @@ int main(void) {
     const char *parts = "{\"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"x\"}]}]}";
     put("m/chat_template.jinja", "{{ messages[0].content[0].text }}{{ messages[0].content | length }}");
     CHECK(IS(render("m", NULL, parts), "x1"), "content parts reach the template as a list");
+    /* --assistant-mask: whether a template has {% generation %} blocks is the
+     * parser's word; the text "endgeneration" in a comment or a string
+     * leaves the turn-by-turn rule on */
+    const char *qa = "{\"messages\": [{\"role\": \"user\", \"content\": \"q\"},"
+                     " {\"role\": \"assistant\", \"content\": \"a\"}]}";
+    const char *turns = "{% for m in messages %}<{{ m.role }}>{{ m.content }}</>{% endfor %}"
+                        "{% if add_generation_prompt %}<assistant>{% endif %}";
+    char src[512];
+    snprintf(src, sizeof src, "{# no endgeneration here #}%s", turns);
+    put("g.jinja", src);
+    CHECK(IS(spans_of(at("g.jinja"), qa), "21-25 lost 0"), "a comment naming endgeneration: the assistant turn by turns");
+    snprintf(src, sizeof src, "{{ '' if 'endgeneration' else '' }}%s", turns);
+    put("g.jinja", src);
+    CHECK(IS(spans_of(at("g.jinja"), qa), "21-25 lost 0"), "a string naming endgeneration: the assistant turn by turns");
+    put("g.jinja", "{% for m in messages %}<{{ m.role }}>{% if m.role == 'assistant' %}{% generation %}"
+                   "{{ m.content }}</>{% endgeneration %}{% else %}{{ m.content }}</>{% endif %}{% endfor %}");
+    CHECK(IS(spans_of(at("g.jinja"), qa), "21-25 lost 0"), "a {%% generation %%} block gives its span");
+    /* a block whose output is captured gives no span (transformers records
+     * one at the top-level length): counted with the lost turns instead */
+    put("g.jinja", "{% macro a(m) %}{% generation %}{{ m.content }}</>{% endgeneration %}{% endmacro %}"
+                   "{% for m in messages %}<{{ m.role }}>{% if m.role == 'assistant' %}{{ a(m) }}"
+                   "{% else %}{{ m.content }}</>{% endif %}{% endfor %}");
+    CHECK(IS(spans_of(at("g.jinja"), qa), "lost 1"), "a generation block in a macro: no span, counted");
+    put("g.jinja", "{% set x %}{% generation %}x{% endgeneration %}{% endset %}{% filter upper %}{% generation %}"
+                   "{% endgeneration %}{% endfilter %}{% for m in messages %}<{{ m.role }}>{% generation %}"
+                   "{{ m.content }}</>{% endgeneration %}{% endfor %}");
+    CHECK(IS(spans_of(at("g.jinja"), qa), "6-10 21-25 lost 1"),
+          "in a set block: counted; an empty one in a filter block: not; top-level ones give their spans");
+    unlink(at("g.jinja"));
     unlink(at("m/chat_template.jinja")), unlink(at("m/other.jinja")), unlink(at("m/tokenizer_config.json"));
     unlink(at("n/tokenizer_config.json")), rmdir(at("m")), rmdir(at("n")), rmdir(dir);
     TEST_END();

@@ -17,7 +17,7 @@ static const char *render(const char *tmpl, const char *rec, int empty) {
     cal_fieldfmt *f = cal_fieldfmt_parse(tmpl, err, sizeof err);
     json_t *root = json_loads(rec, JSON_DECODE_ANY, NULL);
     if (!f) cal_buf_addf(&res, "!%s", err);
-    else if (cal_fieldfmt_render(f, root, empty, &out, err, sizeof err) < 0) cal_buf_addf(&res, "!%s", err);
+    else if (cal_fieldfmt_render(f, root, NULL, empty, &out, err, sizeof err) < 0) cal_buf_addf(&res, "!%s", err);
     else cal_buf_addc(&res, '='), cal_buf_add(&res, out.p ? out.p : "", out.n);
     cal_buf_addc(&res, 0);
     cal_fieldfmt_free(f);

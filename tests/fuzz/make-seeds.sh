@@ -62,9 +62,9 @@ cat >"$D/tokjson/bytelevel.json" <<'JSON'
  "normalizer":{"type":"NFC"},
  "pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":"\\p{N}{1,3}| ?\\p{L}+|\\s+"},"behavior":"Isolated","invert":false},{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false}]},
  "post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<s>","type_id":0}},{"Sequence":{"id":"A","type_id":0}}],"pair":[],"special_tokens":{"<s>":{"id":"<s>","ids":[5],"tokens":["<s>"]}}},
- "decoder":{"type":"ByteLevel"},
+ "decoder":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false},
  "model":{"type":"BPE","dropout":null,"unk_token":null,"fuse_unk":false,"byte_fallback":false,"ignore_merges":true,
-  "vocab":{"H":0,"e":1,"l":2,"o":3,"He":4,"<s>":5,"ll":6,"Hell":7},"merges":["H e","l l",["He","ll"]]}}
+  "vocab":{"H":0,"e":1,"l":2,"o":3,"He":4,"<s>":5,"ll":6,"Hell":7},"merges":[["H","e"],["l","l"],["He","ll"]]}}
 JSON
 cat >"$D/tokjson/metaspace.json" <<'JSON'
 {"added_tokens":[{"id":0,"content":"<unk>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],
@@ -123,7 +123,7 @@ for k, p in enumerate(pats):
     out("onig%d" % k, {"added_tokens": [], "normalizer": None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [split(p, ["Isolated", "MergedWithNext", "MergedWithPrevious", "Contiguous"][k]),
                                                                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
-        "decoder": {"type": "ByteLevel"}, "model": bpe})
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}, "model": bpe})
 # Many added tokens: overlapping, lstrip/rstrip, single_word, normalized ones.
 toks = [added(100 + i, "<|t%d|>" % i) for i in range(40)]
 toks += [added(140, "<s>"), added(141, "<s><s>"), added(142, " world", special=False, lstrip=True),
@@ -131,7 +131,7 @@ toks += [added(140, "<s>"), added(141, "<s><s>"), added(142, " world", special=F
          added(145, "\n\t"), added(146, "12")]
 out("added", {"added_tokens": toks, "normalizer": {"type": "NFKC"},
     "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-    "decoder": {"type": "ByteLevel"}, "model": bpe})
+    "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}, "model": bpe})
 # A darts-clone double array over a few rules (a prefix pair, multi-byte keys).
 rules = {b"A": b"a", b"AB": b"x", "\uff21".encode(): b"A", "\ufb01".encode(): b"fi",
          "\u00a0".encode(): b" ", "\u2026".encode(): b"...", "e\u0301".encode(): "\u00e9".encode()}

@@ -142,6 +142,11 @@ const char *cal_fmt_binary(const uint8_t *p, size_t n) {
             return MAGIC[i].what;
     /* a safetensors file: an 8-byte header length, then its JSON */
     if (n >= 10 && p[8] == '{' && p[9] == '"' && p[6] == 0 && p[7] == 0) return "a safetensors file";
+    /* A sample of NUL bytes only: a preallocated or sparse file whose data
+     * never came (a cut download), or /dev/zero; a NUL here and there is text. */
+    size_t z = 0;
+    while (z < n && !p[z]) z++;
+    if (n >= 64 && z == n) return "zero-filled (every byte of its start is NUL: a preallocated or sparse file, or /dev/zero)";
     /* Text in any language is mostly valid UTF-8 (Latin-1 text: a byte in
      * a word or two); binary data is mostly not. Control characters and
      * NUL bytes are text's business (tokenizers take them). */

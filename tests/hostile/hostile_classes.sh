@@ -85,7 +85,7 @@ want() {
   case $1 in
   fifo | devnull) [ "$2" = cal-read ] && return; echo "empty input" ;;
   sock) echo "a socket" ;;
-  devzero) [ "$2" = cal-read ] && echo "record limit" || echo "bad magic" ;;
+  devzero) [ "$2" = cal-read ] && echo "zero-filled" || echo "bad magic" ;;
   loop) echo "a symbolic link loop" ;;
   dangling) echo "a dangling symbolic link to /nonexistent" ;;
   dir) [ "$2" = cal-read ] && return; echo "[Ii]s a directory" ;;

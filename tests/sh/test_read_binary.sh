@@ -24,6 +24,7 @@ files = {
     "x.u16": "caf\u00e9 au lait\n".encode("utf-16"),
     "x.st": struct.pack("<Q", 30) + b'{"__metadata__":{},"a":{}}    ' + bytes(16),
     "x.rnd": bytes((i * 1103515245 + 12345) >> 16 & 255 for i in range(3000)),
+    "x.nul": bytes(8192),
 }
 for n, b in files.items(): open(n, "wb").write(b)
 # text that is still text: Latin-1, control characters, NUL bytes, a lone bad byte
@@ -35,7 +36,7 @@ EOF
 for f in png:"a PNG image" jpg:"a JPEG image" gif:"a GIF image" pdf:"a PDF document" zip:"a ZIP archive" \
          elf:"an ELF executable" gguf:"a GGUF model file" npy:"a numpy .npy file" db:"an SQLite database" \
          7z:"a 7-Zip archive" rar:"a RAR archive" lz4:"LZ4-compressed data" wav:"a RIFF file" tar:"a tar archive" \
-         u16:"UTF-16 text" st:"a safetensors file" rnd:"binary data"; do
+         u16:"UTF-16 text" st:"a safetensors file" rnd:"binary data" nul:"zero-filled"; do
   ext=${f%%:*} what=${f#*:}
   expect_fail "refused: x.$ext is $what" 1 "^cal-read: x\.$ext: $what.*, not text \(-f text reads it anyway\)$" cal-read "x.$ext"
 done
@@ -45,6 +46,9 @@ gzip -c x.png >x.png.gz
 expect_fail "refused inside compression: an image inside gzip" 1 "^cal-read: x\.png\.gz: a PNG image inside gzip, not text" \
   cal-read x.png.gz
 check "-f text reads random bytes anyway" sh -c 'cal-read -f text x.rnd | cal-cat --check'
+expect_fail "refused at once: /dev/zero is zero-filled (not 1 GiB read first)" 1 "^cal-read: /dev/zero: zero-filled" \
+  timeout 10 cal-read /dev/zero
+check "-f text reads a zero-filled file anyway" sh -c 'cal-read -f text x.nul | cal-cat --check'
 for f in latin1 ctrl bad; do
   check "still text: $f.txt" sh -c "cal-read $f.txt | cal-cat --check"
 done

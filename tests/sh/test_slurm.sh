@@ -77,6 +77,17 @@ else
   not_ok "slurm: examples/slurm-array.sh -w" "$(tail -5 "$T/run.out")" "$(tail -3 "$T/out"/*.log 2>/dev/null)"
 fi
 
+# At the defaults its header states (wiki, 8 shards, rows of 2048, 128 rows,
+# seed 0, llama3).
+cal-read wiki | cal-encode -t llama3 | cal-shuffle --by-id --seed 0 | cal-pack -l 2048 -n 128 -o "$T/serial-def.cal"
+cal-cat -o "$T/serial-def.npy" "$T/serial-def.cal"
+if sh examples/slurm-array.sh -o "$T/def" -w >"$T/def.out" 2>&1 && cal-cat -o "$T/def.npy" "$T/def/rows.cal" &&
+   [ "$(ls "$T"/def/part*.cal | wc -l)" = 8 ]; then
+  same "slurm at its defaults: 8 shards of wiki merged into 128 rows of 2048 = the serial rows" "$T/def.npy" "$T/serial-def.npy"
+else
+  not_ok "slurm: examples/slurm-array.sh -w at its defaults" "$(tail -5 "$T/def.out")" "$(tail -3 "$T/def"/*.log 2>/dev/null)"
+fi
+
 # A task that fails: afterok never runs the merge; afterany runs it, and the
 # merge refuses the set, naming the missing shard.
 arr=$(sbatch --parsable --export=ALL --array=0-3 -o "$T/bad/shard-%a.log" --wrap \

@@ -19,6 +19,8 @@
 # here; the mixing syntax (dsA:num=256,dsB) and chat templates are not
 # reproduced (use cal-blend and cal-read --template).
 #
+# Defaults: -i web -t llama3 -n 128 -l 2048 -s 42 -o build/cal/autoround (paths in the calkit tree)
+#
 # Usage: autoround.sh [-t TOKENIZER] [-i FILE] [-o DIR] [-n ROWS] [-l LENGTH] [-s SEED]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/autoround

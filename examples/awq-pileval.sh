@@ -24,6 +24,8 @@
 # 1263d5cd889b) differs: it skips encodings over 512 whatever the row length
 # and takes as many documents as its average length needs for the rows.
 #
+# Defaults: -i web -t llama3 -n 128 -l 512 -o build/cal/awq-pileval (paths in the calkit tree)
+#
 # Usage: awq-pileval.sh [-t TOKENIZER] [-i FILE] [-o DIR] [-n DOCS] [-l LENGTH] [-K]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/awq-pileval

@@ -22,6 +22,9 @@
 # skipped and counted. The model's bos/eos/pad come from its tokenizer
 # folder; strftime_now prints the fixed --date, so the set is reproducible.
 #
+# Defaults: -m qwen3 -t qwen3 -i tests/data/chat-instruct.jsonl -l 512 -d 2025-01-01
+#   -o build/cal/chat-instruct (paths in the calkit tree); without -n every conversation
+#
 # Usage: chat-instruct.sh [-m MODEL] [-t TOKENIZER] [-i FILE] [-o DIR] [-l LENGTH] [-n ROWS] [-d YYYY-MM-DD]
 . "$(dirname "$0")/common.sh"
 MODEL=qwen3

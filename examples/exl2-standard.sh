@@ -38,6 +38,9 @@
 # multiple of 128 for the shuffled rows (exllamav2 fails otherwise); a custom Parquet file gives one column (--field, default text), where
 # exllamav2 joins all columns of a row with spaces.
 #
+# Defaults: -t llama3 -l 2048 -s 0 -f text -n 100 -o build/cal/exl2-standard (paths in the
+#   calkit tree; -f and -n apply with -i)
+#
 # Usage: exl2-standard.sh [-t TOKENIZER] [-o DIR] [-l LENGTH] [-s SEED] [-N] [-i FILE.parquet [-f FIELD] [-n ROWS]]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/exl2-standard

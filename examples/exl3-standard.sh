@@ -32,6 +32,8 @@
 # random rows use the stream's vocab (the tokenizer's id count; exllamav3
 # takes the tokenizer's actual_vocab_size).
 #
+# Defaults: -t llama3 -n 250 -l 2048 -s 0 -o build/cal/exl3-standard (paths in the calkit tree)
+#
 # Usage: exl3-standard.sh [-t TOKENIZER] [-o DIR] [-l LENGTH] [-n ROWS] [-s SEED]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/exl3-standard

@@ -24,6 +24,8 @@
 # build of the corpus (cal-stream(5), SHARDS). On a Slurm cluster:
 # examples/slurm-array.sh.
 #
+# Defaults: -c wiki -k 4 -j 2 -n 64 -l 2048 -s 0 -t llama3 -o build/cal/fanout (paths in the calkit tree)
+#
 # Usage: fanout.sh [-t TOKENIZER] [-c CORPUS] [-k SHARDS] [-j JOBS] [-n ROWS] [-l LENGTH] [-s SEED] [-o DIR]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/fanout

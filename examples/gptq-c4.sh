@@ -18,6 +18,8 @@
 # Remaining differences: a document of exactly LENGTH tokens makes GPTQ and
 # optimum fail (randint(0, -1)); calkit draws another document instead.
 #
+# Defaults: -p gptq -i web -t llama3 -n 128 -l 2048 -s 0 -o build/cal/gptq-c4 (paths in the calkit tree)
+#
 # Usage: gptq-c4.sh [-p gptq|optimum|lmdeploy] [-t TOKENIZER] [-i FILE] [-o DIR] [-n ROWS] [-l LENGTH] [-s SEED]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/gptq-c4

@@ -27,6 +27,8 @@
 # a model has one (use_fast=False); calkit encodes as the tokenizer.json or
 # .model given.
 #
+# Defaults: -p gptq -i wiki -t llama3 -n 128 -l 2048 -s 0 -o build/cal/gptq-wikitext2 (paths in the calkit tree)
+#
 # Usage: gptq-wikitext2.sh [-p gptq|optimum|lmdeploy] [-t TOKENIZER] [-i FILE] [-o DIR] [-n ROWS] [-l LENGTH] [-s SEED]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/gptq-wikitext2

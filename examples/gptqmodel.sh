@@ -21,6 +21,8 @@
 # "shuffle" draws from an unseeded generator); concatenation into fixed rows
 # (calibration_dataset_concat_size) is cal-pack's concat mode.
 #
+# Defaults: -i web -t llama3 -n 1024 -l 2048 -S desc -o build/cal/gptqmodel (paths in the calkit tree)
+#
 # Usage: gptqmodel.sh [-t TOKENIZER] [-i FILE] [-o DIR] [-n DOCS] [-l LENGTH] [-S desc|asc|input]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/gptqmodel

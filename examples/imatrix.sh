@@ -25,6 +25,8 @@
 # forward hooks). With -H FILE the per-layer Hessians and statistics go to
 # FILE too.
 #
+# Defaults: -i wiki -t llama3 -n 100 -l 512 -K 0 -b 1 -s 0 -o imatrix.gguf (in the current directory)
+#
 # Usage: imatrix.sh -m MODEL [-i SOURCE]... [-t TOKENIZER] [-o OUT.gguf] [-H FILE] [-n ROWS] [-l LENGTH] [-K SKIP] [-b BATCH] [-P] [-D] [-S N] [-s SEED]
 #        imatrix.sh -T FILE.txt [-i SOURCE]... [-n ROWS] [-l LENGTH] [-D] [-S N] [-s SEED]
 . "$(dirname "$0")/common.sh"
@@ -42,9 +44,9 @@ while getopts m:t:i:o:H:n:l:s:b:T:K:PDS:h f; do
     *) usage ;;
   esac
 done
+IN=$(echo ${IN:-wiki})
 [ -n "$MODEL" ] || [ -n "$TEXT" ] || usage
 [ -z "$MODEL" ] || [ -f "$MODEL" ] || die "$MODEL: no such model file"
-IN=$(echo ${IN:-wiki})
 # the cal-read options of the text (the same for both routes)
 READ="$DEDUP${SAMPLE:+ --sample $SAMPLE --seed $SEED} --join \\n\\n"
 

@@ -23,6 +23,8 @@
 # example (0.13) tokenizes without special tokens and pads nothing;
 # concatenate_data is cal-pack's concat mode.
 #
+# Defaults: -i web -t llama3 -n 512 -l 2048 -s 42 -o build/cal/llmcompressor (paths in the calkit tree)
+#
 # Usage: llmcompressor.sh [-t TOKENIZER] [-i FILE] [-o DIR] [-n ROWS] [-l LENGTH] [-s SEED]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/llmcompressor

@@ -12,6 +12,8 @@
 # counts add up exactly, interleaved by a seeded schedule.
 # Output: DIR/MIX/cal_data.safetensors for each mix.
 #
+# Defaults: -t llama3 -n 128 -l 2048 -s 0 -o build/cal/mix-experiment (paths in the calkit tree)
+#
 # Usage: mix-experiment.sh [-t TOKENIZER] [-o DIR] [-n ROWS] [-l LENGTH] [-s SEED]
 . "$(dirname "$0")/common.sh"
 OUT=$ROOT/build/cal/mix-experiment

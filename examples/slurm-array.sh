@@ -19,8 +19,10 @@
 # (examples/fanout.sh shows it; tests/sh/test_slurm.sh checks it on a
 # one-node Slurm started by the test).
 #
-# Defaults: wiki, 8 shards, rows of 2048, 128 rows, seed 0 (tests/sh/test_slurm.sh
-# runs them, and a smaller cut: -c technical -k 4 -l 256 -n 16).
+# tests/sh/test_slurm.sh runs it at its defaults, and a smaller cut:
+# -c technical -k 4 -l 256 -n 16.
+#
+# Defaults: -c wiki -k 8 -l 2048 -n 128 -s 0 -t llama3 -o build/cal/slurm (paths in the calkit tree)
 #
 # Usage: slurm-array.sh [-t TOKENIZER] [-c CORPUS] [-k SHARDS] [-l LENGTH] [-n ROWS] [-s SEED] [-o DIR] [-p PARTITION] [-w]
 . "$(dirname "$0")/common.sh"

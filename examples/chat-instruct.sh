@@ -24,6 +24,8 @@
 #
 # Defaults: -m qwen3 -t qwen3 -i tests/data/chat-instruct.jsonl -l 512 -d 2025-01-01
 #   -o build/cal/chat-instruct (paths in the calkit tree); without -n every conversation
+# tests/sh/test_read_chat.sh runs it at these, against transformers'
+# rendering (tests/jinja/chat_read.py) encoded by the Rust HF tokenizers.
 #
 # Usage: chat-instruct.sh [-m MODEL] [-t TOKENIZER] [-i FILE] [-o DIR] [-l LENGTH] [-n ROWS] [-d YYYY-MM-DD]
 . "$(dirname "$0")/common.sh"

@@ -25,6 +25,8 @@
 # examples/slurm-array.sh.
 #
 # Defaults: -c wiki -k 4 -j 2 -n 64 -l 2048 -s 0 -t llama3 -o build/cal/fanout (paths in the calkit tree)
+# tests/sh/test_examples_defaults.sh runs it at these, against the serial
+# pipeline, which the test runs on its own; test_pack_examples.sh a smaller cut.
 #
 # Usage: fanout.sh [-t TOKENIZER] [-c CORPUS] [-k SHARDS] [-j JOBS] [-n ROWS] [-l LENGTH] [-s SEED] [-o DIR]
 . "$(dirname "$0")/common.sh"

@@ -26,6 +26,9 @@
 # FILE too.
 #
 # Defaults: -i wiki -t llama3 -n 100 -l 512 -K 0 -b 1 -s 0 -o imatrix.gguf (in the current directory)
+# tests/sh/test_examples_defaults.sh runs the calkit route at these with a
+# tiny random model (tests/py/tiny_llama.py: no position limit, an embedding
+# over Llama 3's ids), against llama-imatrix's chunks through the model.
 #
 # Usage: imatrix.sh -m MODEL [-i SOURCE]... [-t TOKENIZER] [-o OUT.gguf] [-H FILE] [-n ROWS] [-l LENGTH] [-K SKIP] [-b BATCH] [-P] [-D] [-S N] [-s SEED]
 #        imatrix.sh -T FILE.txt [-i SOURCE]... [-n ROWS] [-l LENGTH] [-D] [-S N] [-s SEED]

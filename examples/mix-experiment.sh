@@ -13,6 +13,8 @@
 # Output: DIR/MIX/cal_data.safetensors for each mix.
 #
 # Defaults: -t llama3 -n 128 -l 2048 -s 0 -o build/cal/mix-experiment (paths in the calkit tree)
+# tests/sh/test_examples_defaults.sh runs it at these, against the texts
+# encoded by the Rust HF tokenizers, cut, counted and interleaved in Python.
 #
 # Usage: mix-experiment.sh [-t TOKENIZER] [-o DIR] [-n ROWS] [-l LENGTH] [-s SEED]
 . "$(dirname "$0")/common.sh"

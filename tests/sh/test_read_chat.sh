@@ -221,11 +221,12 @@ eq "cal-cat --json: \"chat\":true on every chat TEXT record" \
   "$(cal-cat --json "$in" "$T/plain.cal" | $PY -c 'import json, sys; print(sum(json.loads(l).get("chat") is True for l in sys.stdin))')" \
   "$(chats "$in" "$T/plain.cal")"
 
-# examples/chat-instruct.sh: the fixture rendered with Qwen 3's template, one
+# examples/chat-instruct.sh at the defaults its header states (Qwen 3's
+# template and tokenizer, the fixture, rows of 512, every conversation): one
 # padded and masked row per conversation, exported for GPTQModel (.jsonl)
-# and llm-compressor (.safetensors); row 0 is the first conversation's ids
-# as the HF tokenizers give them for its apply_chat_template text.
-if sh examples/chat-instruct.sh -o "$T/ex" -l 256 >"$T/ex.out" 2>&1; then
+# and llm-compressor (.safetensors); each row is its conversation's ids as
+# the HF tokenizers give them for its apply_chat_template text.
+if sh examples/chat-instruct.sh -o "$T/ex" >"$T/ex.out" 2>&1; then
   $PY tests/jinja/chat_read.py tests/data/chat-instruct.jsonl "$toks/qwen3" 0 "$T/ex.want"
   $PY -c 'import json, sys, calstream
 w = [json.loads(l)["want"] for l in open(sys.argv[1], encoding="utf-8")]
@@ -239,13 +240,13 @@ rows = [json.loads(l) for l in open(d + "/cal_data.jsonl")]
 assert len(rows) == len(ref) == 30, (len(rows), len(ref))
 for i, (r, w) in enumerate(zip(rows, ref)):
     n = sum(r["attention_mask"])
-    assert r["attention_mask"] == [1] * n + [0] * (256 - n), i
-    assert r["input_ids"][:n] == w[:256], "row %d: %r vs %r" % (i, r["input_ids"][:8], w[:8])
+    assert r["attention_mask"] == [1] * n + [0] * (512 - n), i
+    assert r["input_ids"][:n] == w[:512], "row %d: %r vs %r" % (i, r["input_ids"][:8], w[:8])
 b = open(d + "/cal_data.safetensors", "rb").read()
 h = json.loads(b[8:8 + struct.unpack("<Q", b[:8])[0]])
-assert h["input_ids"]["shape"] == [30, 256] and h["attention_mask"]["shape"] == [30, 256], h
+assert h["input_ids"]["shape"] == [30, 512] and h["attention_mask"]["shape"] == [30, 512], h
 PYEOF
-    ok "chat-instruct.sh: 30 conversations as HF encodes their rendering, padded and masked, in .jsonl and .safetensors"
+    ok "chat-instruct.sh at its defaults: 30 conversations of 512 as HF encodes their rendering, padded and masked, in .jsonl and .safetensors"
   else
     not_ok "chat-instruct.sh: rows as HF encodes the rendered conversations" "$(tail -2 "$T/py.err")"
   fi

@@ -45,7 +45,7 @@ fi
 # ---- mix-experiment.sh: three mixes of 128 rows of 2048, seed 0 ----
 if sh examples/mix-experiment.sh -o "$T/mix" >"$T/mix.out" 2>&1; then
   mkdir -p "$T/enc"
-  $PY - "$ROOT/build/corpora" "$TOKF" "$T/mix" "$T/enc" <<'PYEOF'
+  $PY - "$ROOT/build/corpora" "$TOKF" "$T/mix" "$T/enc" <<'PYEOF' || not_ok "defaults: mix-experiment.sh: the reference ran"
 import json, struct, sys
 import numpy as np
 import calstream as cs, packref as ref, peers
@@ -112,7 +112,7 @@ if (cd "$T" && sh "$ROOT/examples/imatrix.sh" -m m.pt >im.out 2>&1); then
   eq "defaults: imatrix.sh says what it wrote" "$(tail -1 "$T/im.out")" \
     "imatrix of every linear layer: 100 rows of 512 tokens (llama-imatrix's chunks) from wiki -> $T/imatrix.gguf"
   mkdir -p "$T/ienc"
-  $PY - "$ROOT/build/corpora" "$TOKF" "$T" <<'PYEOF'
+  $PY - "$ROOT/build/corpora" "$TOKF" "$T" <<'PYEOF' || not_ok "defaults: imatrix.sh: the reference ran"
 import json, re, sys
 import numpy as np, torch
 import gguf_spec as G, peers

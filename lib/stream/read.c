@@ -12,6 +12,8 @@
 #include "base/modelfile.h"
 #include "base/num.h"
 #include "base/oshint.h"
+#include "base/outfile.h"
+#include "base/relay.h"
 #include "base/utf8.h"
 #include "stream/internal.h"
 #include "stream/shards.h"
@@ -36,6 +38,7 @@ struct cal_reader {
     unsigned streams;      /* headers without it */
     void (*refill)(void *); /* cal_reader_on_refill */
     void *refill_ctx;
+    cal_relay *relay;      /* cal_reader_relay: reads that keep the bytes for a send */
 };
 
 static void reader_init(cal_reader *r, const char *name) {
@@ -71,7 +74,7 @@ static size_t fill(cal_reader *r, size_t need, char *err, size_t errlen, int *io
          * large record would be moved to the front again by the next fill. */
         size_t want = need - r->end < READ_CHUNK ? READ_CHUNK : need - r->end;
         if (want > r->cap - r->end) want = r->cap - r->end;
-        ssize_t k = read(r->fd, r->buf + r->end, want);
+        ssize_t k = r->relay ? cal_relay_read(r->relay, r->buf + r->end, want) : read(r->fd, r->buf + r->end, want);
         if (k < 0) {
             if (errno == EINTR) continue;
             snprintf(err, errlen, "read error: %s", strerror(errno));
@@ -392,6 +395,18 @@ void cal_reader_on_refill(cal_reader *r, void (*fn)(void *ctx), void *ctx) {
     r->refill_ctx = ctx;
 }
 
+void cal_reader_relay(cal_reader *r, int out_fd) {
+    if (r->fd < 0 || r->relay) return;
+    r->relay = cal_relay_new(r->fd, out_fd, r->base + r->end);
+}
+
+void cal_reader_send(cal_reader *r, uint64_t off, const void *p, size_t n, int fd, const char *name) {
+    if (r->relay) cal_relay_send(r->relay, off, p, n, name);
+    else cal__write_all(fd, p, n, name);
+}
+
+uint64_t cal_reader_spliced(const cal_reader *r) { return cal_relay_spliced(r->relay); }
+
 const cal_meta *cal_reader_meta(cal_reader *r) { return &r->meta; }
 unsigned cal_reader_headers(cal_reader *r) { return r->headers; }
 int cal_reader_continues(cal_reader *r) { return r->continues; }
@@ -460,6 +475,7 @@ void cal_reader_die(cal_reader *r, const cal_rec *rec, const char *fmt, ...) {
 void cal_reader_close(cal_reader *r) {
     if (!r) return;
     if (r->refill) r->refill(r->refill_ctx);
+    cal_relay_free(r->relay);
     if (r->own_fd) close(r->fd);
     if (r->fd >= 0) cal_huge_free(r->buf, r->cap);
     cal_meta_free(&r->meta);

@@ -31,6 +31,8 @@ struct cal_writer {
     uint64_t off;             /* bytes written or buffered: where the next record goes */
     const uint8_t *lent;      /* cal_write_raw_lent: bytes to write after buf, not copied */
     size_t nlent;
+    uint64_t lent_off;        /* their offset in the lender's input */
+    cal_reader *lender;       /* cal_writer_lend_from: sends them (splice where it can) */
 };
 
 /* A record or header this writer cannot write: "PROG: OUT: byte OFF: msg". */
@@ -69,7 +71,8 @@ cal_meta *cal_writer_meta(cal_writer *w) {
 static void flush(cal_writer *w) {
     cal__write_all(w->fd, w->buf, w->n, w->name);
     w->n = 0;
-    if (w->nlent) cal__write_all(w->fd, w->lent, w->nlent, w->name);
+    if (w->nlent && w->lender) cal_reader_send(w->lender, w->lent_off, w->lent, w->nlent, w->fd, w->name);
+    else if (w->nlent) cal__write_all(w->fd, w->lent, w->nlent, w->name);
     w->nlent = 0;
     if (w->tmp) cal_writeback(w->fd); /* the commit's fsync waits less */
 }
@@ -353,9 +356,18 @@ void cal_write_raw_lent(cal_writer *w, const cal_rec *rec) {
     if (w->nlent) flush(w);
     w->lent = rec->raw;
     w->nlent = rec->raw_len;
+    w->lent_off = rec->offset;
 }
 
 void cal_writer_flush(cal_writer *w) { flush(w); }
+
+static void flush_hook(void *w) { flush(w); }
+
+void cal_writer_lend_from(cal_writer *w, cal_reader *r) {
+    cal_reader_on_refill(r, flush_hook, w);
+    w->lender = r;
+    cal_reader_relay(r, w->fd);
+}
 
 void cal_writer_close(cal_writer *w) {
     maybe_header(w);

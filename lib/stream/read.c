@@ -420,16 +420,19 @@ cal_shards *cal_reader_shards(cal_reader *r) { return r->shards; }
 
 int cal_reader_tail_meta(cal_reader *r, cal_meta *out) {
     struct stat st;
-    if (r->fd < 0 || fstat(r->fd, &st) || !S_ISREG(st.st_mode)) return 0;
     /* the end: HEADER END(0); END is a 16-byte head, 8 bytes of count, 8 of checksum */
     const size_t endlen = CAL_REC_HEAD + 8 + 8, most = 16 + CAL_MAX_META + 8 + endlen;
-    size_t n = (uint64_t)st.st_size < most ? (size_t)st.st_size : most;
+    uint64_t size;
+    if (r->fd < 0) size = r->end; /* a memory reader: its memory is the whole input */
+    else if (fstat(r->fd, &st) || !S_ISREG(st.st_mode)) return 0;
+    else size = (uint64_t)st.st_size;
+    size_t n = size < most ? (size_t)size : most;
     if (n < 16 + 8 + endlen) return 0;
     uint8_t *b = cal_xmalloc(n);
-    off_t at = st.st_size - (off_t)n;
     size_t got = 0;
+    if (r->fd < 0) memcpy(b, r->buf + r->end - n, n), got = n;
     while (got < n) {
-        ssize_t k = pread(r->fd, b + got, n - got, at + (off_t)got);
+        ssize_t k = pread(r->fd, b + got, n - got, (off_t)(size - n + got));
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) break;
         got += (size_t)k;

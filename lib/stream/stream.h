@@ -237,7 +237,8 @@ unsigned cal_reader_streams(cal_reader *r);
  * their ledgers together, cal_shards_absorb). Default: check, not whole. */
 void cal_reader_shards_mode(cal_reader *r, int check, int whole, int allow_partial);
 struct cal_shards *cal_reader_shards(cal_reader *r);
-/* For a reader that stops before the end of a regular file: the metadata of
+/* For a reader that stops before the end of a regular file (or of its
+ * memory, for a memory reader): the metadata of
  * the file's trailer (its last header, when it continues the stream and
  * only an END of 0 records follows it), read from the end of the file, into
  * out: 1, or 0 when there is none (or the input is a pipe). What stages
@@ -310,6 +311,11 @@ void cal_write_raw(cal_writer *w, const cal_rec *rec);
  * call, straight from the reader's buffer (cal-cat --pass: one copy of each
  * byte less). */
 void cal_write_raw_lent(cal_writer *w, const cal_rec *rec);
+/* The same for a record whose bytes stay valid until the writer is closed
+ * (a mapped file's): the writer keeps a reference, and records that are not
+ * next to each other in memory still go out together, by writev(2) (cal-blend:
+ * records of two files, one copy less). */
+void cal_write_raw_kept(cal_writer *w, const cal_rec *rec);
 /* Records of r that are written lent (cal_write_raw_lent) go out from r's
  * input without a copy where the kernel allows it (base/relay.h: tee and
  * splice from a pipe, splice from a file, to a pipe or socket), else

@@ -377,7 +377,7 @@ void cal_write_raw_lent(cal_writer *w, const cal_rec *rec) {
     maybe_header(w);
     w->seg_records++;
     w->off += rec->raw_len;
-    if (w->nlent && rec->raw == w->lent + w->nlent) { /* the next record in the reader's buffer */
+    if (w->nlent && rec->raw == w->lent + w->nlent && w->nlent < WRITE_BUF) { /* the next in the reader's buffer */
         w->nlent += rec->raw_len;
         return;
     }

@@ -9,7 +9,9 @@
  * of the copying pass, and what went out is a prefix of the good output
  * that holds no byte of the bad record: nothing unverified goes downstream.
  * Where both ends allow it (file or pipe into a pipe), bytes must have been
- * spliced: a relay that silently falls back to copying fails. */
+ * spliced: a relay that silently falls back to copying fails. A named file
+ * of 4 MiB or more is mapped, not read (stream/read.c): one more input
+ * kind, and a mapped input cut short while read ends with one line. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -23,9 +25,9 @@
 #include "stream/stream.h"
 #include "test.h"
 
-enum { IN_FILE, IN_PIPE, IN_SOCK, N_IN };
+enum { IN_FILE, IN_NAMED, IN_PIPE, IN_SOCK, N_IN };
 enum { OUT_FILE, OUT_PIPE, OUT_NULL, OUT_SOCK, N_OUT };
-static const char *in_name[] = {"file", "pipe", "socket"}, *out_name[] = {"file", "pipe", "/dev/null", "socket"};
+static const char *in_name[] = {"file", "named file (mapped)", "pipe", "socket"}, *out_name[] = {"file", "pipe", "/dev/null", "socket"};
 
 static uint8_t *good;
 static size_t ngood;
@@ -71,10 +73,11 @@ static void spit(const char *path, const uint8_t *p, size_t n) {
     fclose(f);
 }
 
-/* The pass: records lent (through the relay) or copied; standard output is
- * out. Reports the bytes spliced on fd 3. */
-static void pass(int in, int lend) {
-    cal_reader *r = cal_reader_fdopen(in, "input");
+/* The pass: records lent (through the relay) or copied, from standard input
+ * or from the file path (opened by name: mapped when large); standard
+ * output is out. Reports the bytes spliced on fd 3. */
+static void pass(const char *path, int lend) {
+    cal_reader *r = path ? cal_reader_open(path) : cal_reader_fdopen(0, "input");
     cal_writer *w = cal_writer_open("-");
     if (lend) cal_writer_lend_from(w, r);
     cal_rec rec;
@@ -142,6 +145,11 @@ static result run(const uint8_t *p, size_t n, int ik, int ok, int lend, const ch
     } else {
         in_fd[0] = open(in_path, O_RDONLY);
     }
+    const char *in_path_named = ik == IN_NAMED ? t_path("input") : NULL;
+    if (in_path_named) {
+        unlink(in_path_named);
+        if (symlink(in_path, in_path_named)) return res;
+    }
     if (ok == OUT_PIPE && pipe(out_fd)) return res;
     if (ok == OUT_SOCK && socketpair(AF_UNIX, SOCK_STREAM, 0, out_fd)) return res;
     if (ok == OUT_PIPE || ok == OUT_SOCK) {
@@ -164,7 +172,8 @@ static result run(const uint8_t *p, size_t n, int ik, int ok, int lend, const ch
         dup2(errp[1], 2);
         dup2(side[1], 3);
         for (int fd = 4; fd < 64; fd++) close(fd);
-        pass(0, lend);
+        if (in_path_named && chdir(t_dir)) _exit(9); /* named "input" in messages, as the others */
+        pass(in_path_named ? "input" : NULL, lend);
         _exit(0);
     }
     close(in_fd[0]), close(out_fd[1]), close(side[1]), close(errp[1]);
@@ -195,6 +204,17 @@ static size_t record_start(const uint8_t *p, size_t n, size_t at) {
         else o += 16 + (p[o + 2] | (size_t)p[o + 3] << 8) + cal_ld32(p + o + 4) + 8;
     }
     return last;
+}
+
+/* A mapped input cut short while it is read: the reader reads a few
+ * records, the file is cut, the next records are past its end. */
+static void read_shrinking(void *path) {
+    cal_reader *r = cal_reader_open(path);
+    cal_rec rec;
+    while (cal_read(r, &rec) && rec.offset < (1u << 20)) continue;
+    if (truncate(path, 2u << 20)) _exit(5);
+    while (cal_read(r, &rec)) continue;
+    cal_reader_close(r);
 }
 
 int main(void) {
@@ -254,6 +274,15 @@ int main(void) {
                 }
         }
     free(bad);
+
+    /* A mapped input (a named file of 4 MiB or more) cut short while read. */
+    FILE *f = fopen(t_path("shrink.cal"), "wb");
+    for (size_t k = 0; k < 3 + (5u << 20) / ngood; k++) fwrite(good, 1, ngood, f); /* streams concatenate */
+    fclose(f);
+    char msg[600];
+    int st = t_child(read_shrinking, (void *)t_path("shrink.cal"), msg, sizeof msg);
+    CHECK(st == 1 && strstr(msg, "shrink.cal: byte ") && strstr(msg, ": the file shrank while it was read"),
+          "a mapped input cut short while read: exit 1, one line naming it (status %d: %s)", st, msg);
     free(refout);
     free(good);
     TEST_END();

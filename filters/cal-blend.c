@@ -66,13 +66,15 @@ static int emit(size_t i) {
                 (unsigned long long)cal_sources_got(sources, i), (unsigned long long)spec[i].want);
     }
     if (spec[i].label) {
-        cal_write_rec_flags(w, r->kind, r->flags, spec[i].label, strlen(spec[i].label), r->id, r->data, r->len);
+        cal_write_rec_flags(w, r->kind, r->flags, spec[i].label, strlen(spec[i].label), r->id, cal_source_data(r),
+                            r->len);
     } else {
         cal_rec rec;
         memset(&rec, 0, sizeof rec);
-        rec.raw = r->data;
+        rec.raw = cal_source_data(r);
         rec.raw_len = r->len;
-        cal_write_raw(w, &rec);
+        if (r->kept) cal_write_raw_kept(w, &rec); /* a mapped file's: valid until cal_sources_free */
+        else cal_write_raw(w, &rec);
     }
     cal_progress_tick(&progress, ++done, 0);
     return 1;

@@ -382,8 +382,6 @@ static void check_fingerprint(const cal_tok *tok, const cal_meta *m, const char 
     }
 }
 
-static void flush_writer(void *w) { cal_writer_flush(w); }
-
 int main(int argc, char **argv) {
     cal_set_progname(argv[0]);
     options o = {0};
@@ -426,7 +424,7 @@ int main(int argc, char **argv) {
     for (int f = 0; f < nfiles; f++) {
         cal_reader *r = cal_reader_open(files[f]);
         cal_reader_shards_mode(r, 0, 0, 0);
-        if (w) cal_reader_on_refill(r, flush_writer, w); /* records pass from its buffer (cal_write_raw_lent) */
+        if (w) cal_writer_lend_from(w, r); /* records pass from its input: spliced, or from its buffer */
         const char *name = cal_reader_name(r);
         unsigned seen = 0, streams = 0;
         counts c = {0};

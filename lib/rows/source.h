@@ -27,8 +27,14 @@ typedef struct cal_source_rec {
     unsigned flags;   /* the record flags (CAL_TEXT_CHAT) */
     uint64_t id;
     size_t len;       /* bytes of data */
+    const uint8_t *kept; /* the data where it stays valid until cal_sources_free
+                          * (a named regular file is mapped, not read: its
+                          * records are not copied); NULL: in data[] */
     uint8_t data[];   /* the whole record, or its payload (payload_only) */
 } cal_source_rec;
+
+/* A record's data: the whole record, or its payload (payload_only). */
+static inline const uint8_t *cal_source_data(const cal_source_rec *r) { return r->kept ? r->kept : r->data; }
 
 typedef struct cal_sources cal_sources;
 

@@ -1,6 +1,9 @@
 /* stream_read.c - buffered, validating cal-stream reader. */
+/* madvise(2) (MADV_SEQUENTIAL, MADV_DONTNEED) is not POSIX. */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,14 +12,25 @@
 
 #include "base/dtype.h"
 #include "base/err.h"
+#include "base/mapguard.h"
 #include "base/modelfile.h"
 #include "base/num.h"
 #include "base/oshint.h"
+#include "base/outfile.h"
+#include "base/relay.h"
 #include "base/utf8.h"
 #include "stream/internal.h"
 #include "stream/shards.h"
 
 #define READ_CHUNK (1u << 20)
+/* A stream file opened by name of at least MAP_MIN bytes is mapped, not
+ * read: the read's copy was most of what checking a file cost (cal-cat
+ * --pass F > /dev/null: 0.79x cat F by CPU read, see bench/passthrough.sh).
+ * Pages behind the reader are let go every MAP_TRIM bytes (MADV_DONTNEED: a
+ * later touch reads the file again), so that the resident size does not
+ * grow with the file. */
+#define MAP_MIN (4u << 20)
+#define MAP_TRIM ((size_t)16 << 20)
 
 struct cal_reader {
     int fd;            /* -1 for a memory reader */
@@ -36,6 +50,9 @@ struct cal_reader {
     unsigned streams;      /* headers without it */
     void (*refill)(void *); /* cal_reader_on_refill */
     void *refill_ctx;
+    cal_relay *relay;      /* cal_reader_relay: reads that keep the bytes for a send */
+    int mapped;            /* buf is the whole file, mapped (MAP_MIN) */
+    size_t trimmed;        /* mapped: bytes before this were let go */
 };
 
 static void reader_init(cal_reader *r, const char *name) {
@@ -71,7 +88,7 @@ static size_t fill(cal_reader *r, size_t need, char *err, size_t errlen, int *io
          * large record would be moved to the front again by the next fill. */
         size_t want = need - r->end < READ_CHUNK ? READ_CHUNK : need - r->end;
         if (want > r->cap - r->end) want = r->cap - r->end;
-        ssize_t k = read(r->fd, r->buf + r->end, want);
+        ssize_t k = r->relay ? cal_relay_read(r->relay, r->buf + r->end, want) : read(r->fd, r->buf + r->end, want);
         if (k < 0) {
             if (errno == EINTR) continue;
             snprintf(err, errlen, "read error: %s", strerror(errno));
@@ -287,6 +304,11 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         rec->offset = off;
         r->pos += total;
         r->seg_records++;
+        if (r->mapped && r->pos - r->trimmed >= 2 * MAP_TRIM) { /* keep the last MAP_TRIM: records lent */
+            size_t to = (r->pos - MAP_TRIM) & ~(size_t)((1u << 21) - 1);
+            madvise(r->buf + r->trimmed, to - r->trimmed, MADV_DONTNEED);
+            r->trimmed = to;
+        }
         return 1;
     }
 }
@@ -314,6 +336,25 @@ static void first_buffer(cal_reader *r) {
     r->buf = cal_huge_zalloc(r->cap);
 }
 
+/* A regular file of MAP_MIN bytes or more, opened by name, as one mapped
+ * buffer: 1, or 0 to read it (mmap refused, e.g. under ulimit -v). */
+static int map_input(cal_reader *r) {
+    struct stat st;
+    if (fstat(r->fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)MAP_MIN ||
+        (uint64_t)st.st_size > SIZE_MAX / 2 || lseek(r->fd, 0, SEEK_CUR) != 0)
+        return 0;
+    size_t n = (size_t)st.st_size;
+    void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, r->fd, 0);
+    if (m == MAP_FAILED) return 0;
+    madvise(m, n, MADV_SEQUENTIAL);
+    cal_map_guard(m, n, r->name); /* cut short while read: one line, not SIGBUS */
+    r->buf = m;
+    r->cap = r->end = n;
+    r->eof = 1;
+    r->mapped = 1;
+    return 1;
+}
+
 cal_reader *cal_reader_fdopen(int fd, const char *name) {
     cal_reader *r = cal_xcalloc(1, sizeof *r);
     reader_init(r, name);
@@ -328,9 +369,12 @@ cal_reader *cal_reader_open(const char *path) {
     int fd = open(path, O_RDONLY);
     char why[4200];
     if (fd < 0) cal_die("%s: %s", path, cal_open_error(path, errno, why, sizeof why));
-    cal_reader *r = cal_reader_fdopen(fd, path);
+    cal_reader *r = cal_xcalloc(1, sizeof *r);
+    reader_init(r, path);
+    r->fd = fd;
     r->own_fd = 1;
-    return r;
+    if (!map_input(r)) first_buffer(r);
+    return open_common(r);
 }
 
 cal_reader *cal_reader_open_soft(const char *path, char *err, size_t errlen) {
@@ -345,7 +389,7 @@ cal_reader *cal_reader_open_soft(const char *path, char *err, size_t errlen) {
     reader_init(r, std ? "stdin" : path);
     r->fd = fd;
     r->own_fd = !std;
-    first_buffer(r);
+    if (std || !map_input(r)) first_buffer(r);
     char e[384];
     uint64_t off = 0;
     if (read_header(r, &r->meta, e, sizeof e, &off)) {
@@ -392,6 +436,18 @@ void cal_reader_on_refill(cal_reader *r, void (*fn)(void *ctx), void *ctx) {
     r->refill_ctx = ctx;
 }
 
+void cal_reader_relay(cal_reader *r, int out_fd) {
+    if (r->fd < 0 || r->relay) return;
+    r->relay = cal_relay_new(r->fd, out_fd, r->mapped ? 0 : r->base + r->end); /* mapped: nothing read by read(2) */
+}
+
+void cal_reader_send(cal_reader *r, uint64_t off, const void *p, size_t n, int fd, const char *name) {
+    if (r->relay) cal_relay_send(r->relay, off, p, n, name);
+    else cal__write_all(fd, p, n, name);
+}
+
+uint64_t cal_reader_spliced(const cal_reader *r) { return cal_relay_spliced(r->relay); }
+
 const cal_meta *cal_reader_meta(cal_reader *r) { return &r->meta; }
 unsigned cal_reader_headers(cal_reader *r) { return r->headers; }
 int cal_reader_continues(cal_reader *r) { return r->continues; }
@@ -405,16 +461,19 @@ cal_shards *cal_reader_shards(cal_reader *r) { return r->shards; }
 
 int cal_reader_tail_meta(cal_reader *r, cal_meta *out) {
     struct stat st;
-    if (r->fd < 0 || fstat(r->fd, &st) || !S_ISREG(st.st_mode)) return 0;
     /* the end: HEADER END(0); END is a 16-byte head, 8 bytes of count, 8 of checksum */
     const size_t endlen = CAL_REC_HEAD + 8 + 8, most = 16 + CAL_MAX_META + 8 + endlen;
-    size_t n = (uint64_t)st.st_size < most ? (size_t)st.st_size : most;
+    uint64_t size;
+    if (r->fd < 0) size = r->end; /* a memory reader: its memory is the whole input */
+    else if (fstat(r->fd, &st) || !S_ISREG(st.st_mode)) return 0;
+    else size = (uint64_t)st.st_size;
+    size_t n = size < most ? (size_t)size : most;
     if (n < 16 + 8 + endlen) return 0;
     uint8_t *b = cal_xmalloc(n);
-    off_t at = st.st_size - (off_t)n;
     size_t got = 0;
+    if (r->fd < 0) memcpy(b, r->buf + r->end - n, n), got = n;
     while (got < n) {
-        ssize_t k = pread(r->fd, b + got, n - got, at + (off_t)got);
+        ssize_t k = pread(r->fd, b + got, n - got, (off_t)(size - n + got));
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) break;
         got += (size_t)k;
@@ -460,8 +519,14 @@ void cal_reader_die(cal_reader *r, const cal_rec *rec, const char *fmt, ...) {
 void cal_reader_close(cal_reader *r) {
     if (!r) return;
     if (r->refill) r->refill(r->refill_ctx);
+    cal_relay_free(r->relay);
     if (r->own_fd) close(r->fd);
-    if (r->fd >= 0) cal_huge_free(r->buf, r->cap);
+    if (r->mapped) {
+        cal_map_unguard(r->buf);
+        munmap(r->buf, r->cap);
+    } else if (r->fd >= 0) {
+        cal_huge_free(r->buf, r->cap);
+    }
     cal_meta_free(&r->meta);
     cal_shards_free(r->shards);
     free(r->name);

@@ -208,6 +208,16 @@ int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen);
  * records it returned (when it refills its buffer, and when it is closed):
  * a writer given those records by cal_write_raw_lent flushes them there. */
 void cal_reader_on_refill(cal_reader *r, void (*fn)(void *ctx), void *ctx);
+/* Keeps the bytes read from now on where a later cal_reader_send can pass
+ * them to out_fd without a copy (base/relay.h; nothing when no path saves
+ * one). cal_writer_lend_from calls it. */
+void cal_reader_relay(cal_reader *r, int out_fd);
+/* Writes the n bytes at input offset off (p: the same bytes, in r's buffer)
+ * to fd, by the relay when there is one; offsets increase from call to
+ * call. Write errors as every writer reports them (name: the output). */
+void cal_reader_send(cal_reader *r, uint64_t off, const void *p, size_t n, int fd, const char *name);
+/* Bytes cal_reader_send passed without a copy (tests). */
+uint64_t cal_reader_spliced(const cal_reader *r);
 /* Metadata merged from every header seen so far. The first header is read
  * when a file/fd reader is opened (so this is valid before the first cal_read). */
 const cal_meta *cal_reader_meta(cal_reader *r);
@@ -227,7 +237,8 @@ unsigned cal_reader_streams(cal_reader *r);
  * their ledgers together, cal_shards_absorb). Default: check, not whole. */
 void cal_reader_shards_mode(cal_reader *r, int check, int whole, int allow_partial);
 struct cal_shards *cal_reader_shards(cal_reader *r);
-/* For a reader that stops before the end of a regular file: the metadata of
+/* For a reader that stops before the end of a regular file (or of its
+ * memory, for a memory reader): the metadata of
  * the file's trailer (its last header, when it continues the stream and
  * only an END of 0 records follows it), read from the end of the file, into
  * out: 1, or 0 when there is none (or the input is a pipe). What stages
@@ -300,6 +311,18 @@ void cal_write_raw(cal_writer *w, const cal_rec *rec);
  * call, straight from the reader's buffer (cal-cat --pass: one copy of each
  * byte less). */
 void cal_write_raw_lent(cal_writer *w, const cal_rec *rec);
+/* The same for a record whose bytes stay valid until the writer is closed
+ * (a mapped file's): the writer keeps a reference, and records that are not
+ * next to each other in memory still go out together, by writev(2) (cal-blend:
+ * records of two files, one copy less). */
+void cal_write_raw_kept(cal_writer *w, const cal_rec *rec);
+/* Records of r that are written lent (cal_write_raw_lent) go out from r's
+ * input without a copy where the kernel allows it (base/relay.h: tee and
+ * splice from a pipe, splice from a file, to a pipe or socket), else
+ * written from r's buffer; also sets r's refill hook to flush w. Call it
+ * before the first record of r is read, for each reader in turn; r's
+ * records only are then written lent, until r is closed. */
+void cal_writer_lend_from(cal_writer *w, cal_reader *r);
 void cal_writer_flush(cal_writer *w);
 /* Flushes, writes the header if nothing was written, and for a named file
  * fsyncs and renames into place. Dies on any write error. */

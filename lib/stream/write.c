@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define XXH_STATIC_LINKING_ONLY
@@ -19,6 +20,7 @@
 #include "stream/internal.h"
 
 #define WRITE_BUF (1u << 20)
+#define KEPT_MAX 1024 /* cal_write_raw_kept: references per writev (IOV_MAX on Linux) */
 
 struct cal_writer {
     int fd;
@@ -31,6 +33,10 @@ struct cal_writer {
     uint64_t off;             /* bytes written or buffered: where the next record goes */
     const uint8_t *lent;      /* cal_write_raw_lent: bytes to write after buf, not copied */
     size_t nlent;
+    uint64_t lent_off;        /* their offset in the lender's input */
+    cal_reader *lender;       /* cal_writer_lend_from: sends them (splice where it can) */
+    struct iovec kept[KEPT_MAX + 1]; /* cal_write_raw_kept: [0] is buf, then the records */
+    int nkept;
 };
 
 /* A record or header this writer cannot write: "PROG: OUT: byte OFF: msg". */
@@ -66,17 +72,42 @@ cal_meta *cal_writer_meta(cal_writer *w) {
     return &w->meta;
 }
 
+/* writev(2) of iov[0..n) whole, with cal__write_all's error convention. */
+static void writev_all(cal_writer *w, struct iovec *iov, int n) {
+    while (n) {
+        ssize_t k = writev(w->fd, iov, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            /* the first part again by write(2): it reports the error as every writer does */
+            cal__write_all(w->fd, iov->iov_base, iov->iov_len, w->name);
+            iov++, n--;
+            continue;
+        }
+        size_t left = (size_t)k;
+        for (; n && left >= iov->iov_len; iov++, n--) left -= iov->iov_len;
+        if (n && left) iov->iov_base = (char *)iov->iov_base + left, iov->iov_len -= left;
+    }
+}
+
 static void flush(cal_writer *w) {
+    if (w->nkept) { /* the buffer, then the kept records, in one call */
+        w->kept[0].iov_base = w->buf, w->kept[0].iov_len = w->n;
+        writev_all(w, w->kept, w->nkept + 1);
+        w->nkept = 0;
+        w->n = 0;
+        if (w->tmp) cal_writeback(w->fd);
+    }
     cal__write_all(w->fd, w->buf, w->n, w->name);
     w->n = 0;
-    if (w->nlent) cal__write_all(w->fd, w->lent, w->nlent, w->name);
+    if (w->nlent && w->lender) cal_reader_send(w->lender, w->lent_off, w->lent, w->nlent, w->fd, w->name);
+    else if (w->nlent) cal__write_all(w->fd, w->lent, w->nlent, w->name);
     w->nlent = 0;
     if (w->tmp) cal_writeback(w->fd); /* the commit's fsync waits less */
 }
 
 static void put(cal_writer *w, const void *p, size_t n) {
     if (n == 0) return; /* p may be NULL */
-    if (w->nlent) flush(w); /* lent bytes go out before anything after them */
+    if (w->nlent || w->nkept) flush(w); /* lent bytes go out before anything after them */
     w->off += n;
     if (w->n + n > WRITE_BUF) {
         flush(w);
@@ -169,7 +200,7 @@ static void write_parts(cal_writer *w, int kind, unsigned flags, const char *lab
     }
     size_t total = CAL_REC_HEAD + llen + plen + 8;
     if (total <= WRITE_BUF) { /* the common case: assembled in the buffer */
-        if (w->n + total > WRITE_BUF || w->nlent) flush(w);
+        if (w->n + total > WRITE_BUF || w->nlent || w->nkept) flush(w);
         rec_assemble(w->buf + w->n, kind, flags, label, llen, id, pp, np, plen);
         w->n += total;
         w->off += total;
@@ -346,16 +377,41 @@ void cal_write_raw_lent(cal_writer *w, const cal_rec *rec) {
     maybe_header(w);
     w->seg_records++;
     w->off += rec->raw_len;
-    if (w->nlent && rec->raw == w->lent + w->nlent) { /* the next record in the reader's buffer */
+    if (w->nlent && rec->raw == w->lent + w->nlent && w->nlent < WRITE_BUF) { /* the next in the reader's buffer */
         w->nlent += rec->raw_len;
         return;
     }
-    if (w->nlent) flush(w);
+    if (w->nlent || w->nkept) flush(w);
     w->lent = rec->raw;
     w->nlent = rec->raw_len;
+    w->lent_off = rec->offset;
+}
+
+void cal_write_raw_kept(cal_writer *w, const cal_rec *rec) {
+    maybe_header(w);
+    w->seg_records++;
+    w->off += rec->raw_len;
+    if (w->nlent) flush(w);
+    struct iovec *last = w->kept + w->nkept;
+    if (w->nkept && (const char *)last->iov_base + last->iov_len == (const char *)rec->raw) { /* the next in memory */
+        last->iov_len += rec->raw_len;
+        return;
+    }
+    if (w->nkept == KEPT_MAX) flush(w);
+    w->nkept++;
+    w->kept[w->nkept].iov_base = (void *)(uintptr_t)rec->raw;
+    w->kept[w->nkept].iov_len = rec->raw_len;
 }
 
 void cal_writer_flush(cal_writer *w) { flush(w); }
+
+static void flush_hook(void *w) { flush(w); }
+
+void cal_writer_lend_from(cal_writer *w, cal_reader *r) {
+    cal_reader_on_refill(r, flush_hook, w);
+    w->lender = r;
+    cal_reader_relay(r, w->fd);
+}
 
 void cal_writer_close(cal_writer *w) {
     maybe_header(w);

@@ -68,7 +68,7 @@ static int check_sized(cal_sources *s, int n, uint64_t want, char *err) {
         if (r->id != (uint64_t)i || r->len != 4 * (size_t)size_of(i)) return 0;
         for (uint32_t j = 0; j < size_of(i); j++) {
             uint32_t v;
-            memcpy(&v, r->data + 4 * j, 4);
+            memcpy(&v, cal_source_data(r) + 4 * j, 4);
             if (v != (uint32_t)i * 100003u + j) return 0;
         }
     }
@@ -104,7 +104,7 @@ int main(void) {
     CHECK(m && !strcmp(cal_meta_get(m, "vocab"), "100"), "the header, once read");
     CHECK(drain(s, 0, ids, 16, err) == 3 && ids[0] == 0 && ids[2] == 2, "want 3: the first 3 records, in order");
     const cal_source_rec *r;
-    CHECK(cal_sources_next(s, 1, &r, err, sizeof err) == 1 && r->len == 12 && r->data[0] == 0 && r->data[8] == 7,
+    CHECK(cal_sources_next(s, 1, &r, err, sizeof err) == 1 && r->len == 12 && cal_source_data(r)[0] == 0 && cal_source_data(r)[8] == 7,
           "payload only: the 12 bytes of 3 ids");
     CHECK(drain(s, 1, ids, 16, err) == 4 && ids[0] == 1 && ids[1] == 0 && ids[3] == 0 && cal_sources_got(s, 1) == 2,
           "--cycle: 2 records repeated up to 5");

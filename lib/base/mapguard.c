@@ -1,0 +1,85 @@
+/* mapguard.c - see mapguard.h (moved from io/mapfile.c, so that the stream
+ * reader below io can map its input too). */
+#include "base/mapguard.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/outfile.h"
+
+/* The live mappings, for the SIGBUS handler: a page of a mapped file that
+ * was cut short after it was mapped faults with SIGBUS, which would end
+ * the program with a crash and no word about which file. */
+#define MAX_MAPS 64
+static struct {
+    char *volatile addr; /* NULL: a free slot */
+    size_t len;
+    char *path;
+} maps[MAX_MAPS];
+
+static void put(const char *s) {
+    ssize_t k = write(2, s, strlen(s));
+    (void)k;
+}
+
+/* Async-signal-safe: "PROG: PATH: byte OFF: the file shrank while it was
+ * read", the temp outputs removed, exit 1. */
+static void on_sigbus(int sig, siginfo_t *si, void *ctx) {
+    (void)ctx;
+    char *a = si->si_addr;
+    for (int i = 0; i < MAX_MAPS; i++) {
+        char *m = maps[i].addr;
+        if (!m || a < m || a >= m + maps[i].len) continue;
+        char num[24], *e = num + sizeof num - 1;
+        *e = 0;
+        uintptr_t off = (uintptr_t)(a - m);
+        do *--e = (char)('0' + off % 10); while (off /= 10);
+        put(cal_progname()), put(": "), put(maps[i].path), put(": byte "), put(e);
+        put(": the file shrank while it was read (it changed under the program)\n");
+        cal__remove_temps();
+        _exit(1);
+    }
+    signal(sig, SIG_DFL); /* not one of ours: the crash it would have been */
+    raise(sig);
+}
+
+/* Guards and unguards come from several threads (cal-blend's readers). */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+void cal_map_guard(void *addr, size_t len, const char *path) {
+    static int installed;
+    pthread_mutex_lock(&mu);
+    if (!installed) {
+        installed = 1;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO;
+        sigaction(SIGBUS, &sa, NULL);
+    }
+    for (int i = 0; i < MAX_MAPS; i++)
+        if (!maps[i].addr) {
+            maps[i].len = len;
+            maps[i].path = cal_xstrdup(path);
+            maps[i].addr = addr; /* last: the handler reads a whole slot */
+            break;
+        }
+    pthread_mutex_unlock(&mu);
+}
+
+void cal_map_unguard(void *addr) {
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < MAX_MAPS; i++)
+        if (maps[i].addr == addr) {
+            maps[i].addr = NULL;
+            free(maps[i].path);
+            maps[i].path = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&mu);
+}

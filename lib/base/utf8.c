@@ -5,6 +5,9 @@
 #include "base/num.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Length of the well-formed sequence at s[i..n), or 0 when ill-formed; on 0,
  * *sub is the length of its maximal subpart (>= 1 byte), per Table 3-7 of
@@ -42,8 +45,27 @@ size_t cal_utf8_valid_prefix(const char *str, size_t n) {
     const uint64_t high = 0x8080808080808080ull;
     size_t i = 0, sub;
     while (i < n) {
-        /* ASCII runs are the common case: 8 bytes at a time, and to the
-         * first byte that is not ASCII by its bit */
+        /* ASCII runs are the common case: 64 bytes at a time with SSE2
+         * (every x86-64 has it; 8 at a time cost cal-read 12% of its CPU
+         * on Parquet), then 8, and to the first byte that is not ASCII by
+         * its bit */
+#ifdef __SSE2__
+        while (i + 64 <= n) {
+            const __m128i *v = (const __m128i *)(const void *)(s + i);
+            __m128i o = _mm_or_si128(_mm_or_si128(_mm_loadu_si128(v), _mm_loadu_si128(v + 1)),
+                                     _mm_or_si128(_mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3)));
+            if (_mm_movemask_epi8(o)) break;
+            i += 64;
+        }
+        while (i + 16 <= n) {
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+            if (m) {
+                i += (size_t)__builtin_ctz(m);
+                break;
+            }
+            i += 16;
+        }
+#endif
         while (i + 8 <= n) {
             uint64_t w = cal_ld64(s + i) & high; /* byte k of the input in bits 8k.. */
             if (w) {

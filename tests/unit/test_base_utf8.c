@@ -22,6 +22,26 @@ static const unsigned char V[] = {0x00, 0x41, 0x7f, 0x80, 0x81, 0x8f, 0x90, 0x9f
 #define NV (sizeof V)
 
 static FILE *ref;
+static unsigned char in_v[256]; /* 1: a boundary value */
+static size_t padded_cases;
+
+/* cal_utf8_valid_prefix of case c after k = 0..66 ASCII bytes and before
+ * 70 more: its SSE2 (16 and 64 bytes at a time) and word paths meet the
+ * case at every position of their blocks. The answer must be k plus the
+ * case's own (whose verdict is checked against CPython), or the whole
+ * length when the case is valid. */
+static int padded_ok(const char *c, size_t w, size_t own) {
+    char buf[160];
+    padded_cases++;
+    for (size_t k = 0; k <= 66; k++) {
+        size_t total = k + w + 70;
+        memset(buf, 'a', k);
+        memcpy(buf + k, c, w);
+        memset(buf + k + w, 'b', 70);
+        if (cal_utf8_valid_prefix(buf, total) != (own < w ? k + own : total)) return 0;
+    }
+    return 1;
+}
 static cal_buf want, input, alone, whole;
 static size_t cases, bad_cases;
 static size_t starts[65537]; /* where each case of a block begins in `alone` */
@@ -61,7 +81,12 @@ static void block(const char *what, unsigned lead, size_t w) {
         int intact = on == w && !memcmp(o, c, w);
         /* a U+FFFD already in the input stays; each replacement adds one */
         counts_ok &= marks(o, on) == marks(c, w) + fixed;
-        valid_ok &= (cal_utf8_valid_prefix(c, w) == w) == intact;
+        size_t own = cal_utf8_valid_prefix(c, w);
+        valid_ok &= (own == w) == intact;
+        /* every 1- and 2-byte case, 3-byte ones of boundary values, 4-byte ones led by F0-F7 */
+        if (w <= 2 || (w == 3 && in_v[(unsigned char)c[1]] && in_v[(unsigned char)c[2]]) ||
+            (w == 4 && lead >= 0xf0 && lead <= 0xf7))
+            valid_ok &= padded_ok(c, w, own);
         bad_cases += !intact;
         cal_buf_addc(&alone, '\n');
         cases++;
@@ -94,6 +119,7 @@ int main(void) {
     CHECK(ref != NULL, "run %s", cmd);
     if (!ref) return 1;
     int failed_before = t_failed;
+    for (size_t i = 0; i < NV; i++) in_v[V[i]] = 1;
     unsigned char b[4];
     input.n = 0;
     for (unsigned x = 0; x < 256; x++) b[0] = (unsigned char)x, add_case(b, 1);
@@ -127,6 +153,9 @@ int main(void) {
     CHECK(fgetc(ref) == EOF && pclose(ref) == 0, "the reference ran to its end");
     CHECK(cases == 256 + 65536 + 16777216 + 256 * NV * NV * NV, "%zu cases, %zu of them ill-formed", cases,
           bad_cases);
+
+    CHECK(padded_cases == 256 + 65536 + 256 * NV * NV + 8 * NV * NV * NV,
+          "%zu cases at every offset 0..66 after ASCII", padded_cases);
 
     /* Maximal subparts, as the Unicode standard's example (section 3.9,
      * Table 3-8): 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64 gives

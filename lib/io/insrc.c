@@ -304,6 +304,21 @@ int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off, size_t max) {
     }
 }
 
+int cal_insrc_line_view(cal_insrc *s, cal_buf *spill, const char **p, size_t *n, uint64_t *off, size_t max) {
+    if (s->pos == s->len) refill(s);
+    const uint8_t *b = s->out + s->pos;
+    const uint8_t *nl = s->pos < s->len ? memchr(b, '\n', s->len - s->pos) : NULL;
+    if (nl && (size_t)(nl - b) <= max) {
+        *off = s->base + s->pos;
+        *p = (const char *)b, *n = (size_t)(nl - b);
+        s->pos += *n + 1;
+        return 1;
+    }
+    int r = cal_insrc_line(s, spill, off, max);
+    *p = spill->p ? spill->p : "", *n = spill->n;
+    return r;
+}
+
 int cal_insrc_skip_bom(cal_insrc *s) {
     const uint8_t *p;
     if (cal_insrc_peek(s, &p, 3) == 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {

@@ -39,6 +39,11 @@ size_t cal_insrc_chunk(cal_insrc *s, const uint8_t **p);
  * stays bounded; line then holds a part of it); *off = offset of the line's
  * first byte. */
 int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off, size_t max);
+/* As cal_insrc_line, but without a copy when it can: *p, *n point into the
+ * source's own buffer when the whole line lies in it (most lines: cal-read
+ * copied every JSON line before it decoded it), otherwise into spill. Valid
+ * until the next call. */
+int cal_insrc_line_view(cal_insrc *s, cal_buf *spill, const char **p, size_t *n, uint64_t *off, size_t max);
 /* Skips a UTF-8 byte order mark at the current position; 1 if there was one. */
 int cal_insrc_skip_bom(cal_insrc *s);
 /* Offset of the next unread decompressed byte. */

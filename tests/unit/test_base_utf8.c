@@ -157,6 +157,36 @@ int main(void) {
     CHECK(padded_cases == 256 + 65536 + 256 * NV * NV + 8 * NV * NV * NV,
           "%zu cases at every offset 0..66 after ASCII", padded_cases);
 
+    /* Runs of 2-, 3- and 4-byte characters after 0..15 ASCII bytes, in
+     * every length up to 180 bytes: the 16-byte blocks end at every byte
+     * of a character, where the vector path stops (the end, or an error)
+     * and hands over byte by byte from that character's start. Whole, then
+     * with a stray continuation byte, then with a lead cut short, and then
+     * a surrogate, after the run and 0..33 ASCII bytes (the vector path
+     * hands back after a block of ASCII): valid up to the bad byte. */
+    static const char *chars[] = {"\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\xc3\xa9\xf0\x9f\x98\x80\xe4\xb8\xad"};
+    static const char *bads[] = {"", "\x80", "\xe4\xb8", "\xed\xa0\x80"};
+    static const size_t gaps[] = {0, 1, 15, 16, 17, 31, 32, 33}; /* ASCII between the run and the bad byte */
+    enum { NGAP = sizeof gaps / sizeof *gaps };
+    int runs_ok = 1;
+    size_t runs = 0;
+    char rb[300];
+    for (size_t c = 0; c < 4; c++)
+        for (size_t lead = 0; lead < 16; lead++)
+            for (size_t reps = 1; lead + reps * strlen(chars[c]) <= 180; reps++)
+                for (size_t b = 0; b < 4 * NGAP; b++) {
+                    size_t len = lead;
+                    memset(rb, 'x', lead);
+                    for (size_t r = 0; r < reps; r++) memcpy(rb + len, chars[c], strlen(chars[c])), len += strlen(chars[c]);
+                    memset(rb + len, 'z', gaps[b / 4]), len += gaps[b / 4];
+                    size_t good = len;
+                    memcpy(rb + len, bads[b % 4], strlen(bads[b % 4])), len += strlen(bads[b % 4]);
+                    memset(rb + len, 'y', 20), len += 20;
+                    runs_ok &= cal_utf8_valid_prefix(rb, len) == (b % 4 ? good : len);
+                    runs++;
+                }
+    CHECK(runs_ok, "%zu runs of multi-byte characters, whole or before a bad byte, cut at every byte by blocks", runs);
+
     /* Maximal subparts, as the Unicode standard's example (section 3.9,
      * Table 3-8): 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64 gives
      * a FFFD FFFD FFFD b FFFD c FFFD FFFD d. */

@@ -27,8 +27,9 @@ const char *cal_insrc_codec(const cal_insrc *s);
 /* From now on (the first chunk included) an XXH3-64 of the raw bytes as
  * read: the fingerprint of an input that cannot be read twice (stdin). */
 void cal_insrc_hash_raw(cal_insrc *s);
-/* That hash (0 without cal_insrc_hash_raw) and the raw bytes read so far. */
-uint64_t cal_insrc_raw_digest(const cal_insrc *s, uint64_t *bytes);
+/* That hash (0 without cal_insrc_hash_raw) and the raw bytes read so far.
+ * Nothing more is read after it (a decompression thread is ended). */
+uint64_t cal_insrc_raw_digest(cal_insrc *s, uint64_t *bytes);
 /* Up to n of the first decompressed bytes without consuming them (n <= 4096);
  * returns how many are available. Only before the first read. */
 size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n);

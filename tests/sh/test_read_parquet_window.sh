@@ -3,7 +3,7 @@
 # a time (lib/io/parquet.c, win_need): a DuckDB file whose pages are larger
 # than the window (one row group, page v1 and v2, nulls, values of 0..1500
 # bytes so that the window's edge cuts values and their length prefixes at
-# every offset, one value of 400 KB, longer than the window) reads back as
+# many offsets, one value of 400 KB, longer than the window) reads back as
 # the rows written. A page cut short inside a value is one line, exit 1.
 . tests/lib.sh
 if ! NM=$(sh tests/read/npm.sh 2>"$T/npm.err"); then skip "parquet window" "npm packages unavailable: $(cat "$T/npm.err")"; exit 0; fi

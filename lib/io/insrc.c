@@ -1,14 +1,18 @@
 /* insrc.c - file/stdin/memory byte source with transparent gzip, zstd, xz
  * and bzip2. */
+#define _DEFAULT_SOURCE /* getloadavg (glibc, musl and the BSDs have it) */
 #include "io/insrc.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/modelfile.h"
 #include "base/num.h"
+#include "base/par.h"
 #include "stream/stream.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,8 @@
 #define OUT_CAP (256u << 10)
 
 enum { C_NONE, C_GZIP, C_ZSTD, C_XZ, C_BZ2 };
+#define NSLOT_MAX 4
+typedef struct islot islot;
 
 struct cal_insrc {
     char *name;
@@ -44,22 +50,47 @@ struct cal_insrc {
     bz_stream bz;              /* C_BZ2 */
     int bz_live;               /* inside a bzip2 stream */
     XXH3_state_t *hash;        /* cal_insrc_hash_raw: the raw bytes read */
-    uint8_t *out;
+    uint8_t *out;              /* the bytes being handed out: own_out, or a thread's buffer */
+    uint8_t *own_out;
     size_t pos, len, cap;
+    unsigned fills;            /* refills in this thread (a thread starts at the third: not for small inputs) */
+    /* the decompression thread (see producer) */
+    int threaded, stopped;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct islot {
+        uint8_t *buf;
+        size_t len;
+        int full, last, err;   /* full: the thread's until the reader takes it; last: the input ends with it */
+        uint64_t err_off;
+        char msg[512];
+    } slots[NSLOT_MAX];
+    unsigned head, tail;       /* the reader's next slot; the thread's next slot */
+    int held, taken_last, stop;
+    jmp_buf pjb;               /* the thread's way out of fail() */
     uint64_t base;             /* decompressed offset of out[0] */
     int eof;
     void (*on_error)(void *ctx, uint64_t off, const char *msg);
     void *ctx;
 };
 
+static _Thread_local cal_insrc *producing; /* in a decompression thread: its source */
+
 /* "NAME: byte OFF: msg" and exit 1, or the caller's hook (which must not return). */
-static CAL_NORETURN void fail(const cal_insrc *s, uint64_t off, const char *fmt, ...) CAL_PRINTF(3, 4);
-static void fail(const cal_insrc *s, uint64_t off, const char *fmt, ...) {
+static CAL_NORETURN void fail(cal_insrc *s, uint64_t off, const char *fmt, ...) CAL_PRINTF(3, 4);
+static void fail(cal_insrc *s, uint64_t off, const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (producing == s) { /* in the decompression thread: said by the reader when it gets there */
+        islot *sl = &s->slots[s->tail];
+        snprintf(sl->msg, sizeof sl->msg, "%s", msg);
+        sl->err = 1, sl->err_off = off;
+        longjmp(s->pjb, 1);
+    }
     if (s->on_error) s->on_error(s->ctx, off, msg);
     cal_die_at(s->name, off, "%s", msg);
 }
@@ -76,7 +107,9 @@ static int raw_fill(cal_insrc *s) {
         s->in_pos = 0, s->in_len = n;
     } else {
         ssize_t n;
+        if (producing == s) pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL); /* stop_thread while it waits */
         do n = read(s->fd, s->in, IN_CAP); while (n < 0 && errno == EINTR);
+        if (producing == s) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
         if (n < 0) fail(s, s->raw_read, "read error: %s", strerror(errno));
         s->in_pos = 0, s->in_len = (size_t)n;
     }
@@ -88,13 +121,10 @@ static int raw_fill(cal_insrc *s) {
 
 static uint64_t raw_off(const cal_insrc *s) { return s->raw_read - (s->in_len - s->in_pos); }
 
-/* Decodes more bytes into out[len..cap). Sets eof at the clean end. */
-static void refill(cal_insrc *s) {
-    if (s->pos == s->len) {
-        s->base += s->len;
-        s->pos = s->len = 0;
-    }
-    while (!s->eof && s->len < s->cap) {
+/* Decodes more bytes into out[*len..cap), at least one unless the input
+ * ends. Sets eof at the clean end. */
+static void decode(cal_insrc *s, uint8_t *out, size_t *len, size_t cap) {
+    while (!s->eof && *len < cap) {
         if (!raw_fill(s)) {
             if (s->codec == C_GZIP && s->z_live)
                 fail(s, raw_off(s), "truncated gzip data");
@@ -103,23 +133,23 @@ static void refill(cal_insrc *s) {
             if (s->codec == C_BZ2 && s->bz_live)
                 fail(s, raw_off(s), "truncated bzip2 data");
             if (s->codec == C_XZ) { /* the end of the last stream: LZMA_FINISH says whether it is whole */
-                size_t had = s->len;
+                size_t had = *len;
                 s->xz.next_in = NULL, s->xz.avail_in = 0;
-                s->xz.next_out = s->out + s->len, s->xz.avail_out = s->cap - s->len;
+                s->xz.next_out = out + *len, s->xz.avail_out = cap - *len;
                 lzma_ret rc = lzma_code(&s->xz, LZMA_FINISH);
-                s->len = s->cap - s->xz.avail_out;
-                if (rc == LZMA_OK && s->len > had) break; /* more output first; then finish again */
+                *len = cap - s->xz.avail_out;
+                if (rc == LZMA_OK && *len > had) break; /* more output first; then finish again */
                 if (rc != LZMA_STREAM_END) fail(s, raw_off(s), "truncated xz data");
             }
             s->eof = 1;
             break;
         }
-        size_t before = s->len;
+        size_t before = *len;
         if (s->codec == C_NONE) {
             size_t n = s->in_len - s->in_pos;
-            if (n > s->cap - s->len) n = s->cap - s->len;
-            memcpy(s->out + s->len, s->in + s->in_pos, n);
-            s->in_pos += n, s->len += n;
+            if (n > cap - *len) n = cap - *len;
+            memcpy(out + *len, s->in + s->in_pos, n);
+            s->in_pos += n, *len += n;
         } else if (s->codec == C_GZIP) {
             if (!s->z_live) {
                 if (inflateReset(&s->z) != Z_OK) fail(s, raw_off(s), "inflateReset failed");
@@ -127,22 +157,22 @@ static void refill(cal_insrc *s) {
             }
             s->z.next_in = s->in + s->in_pos;
             s->z.avail_in = (uInt)(s->in_len - s->in_pos);
-            s->z.next_out = s->out + s->len;
-            s->z.avail_out = (uInt)(s->cap - s->len);
+            s->z.next_out = out + *len;
+            s->z.avail_out = (uInt)(cap - *len);
             int rc = inflate(&s->z, Z_NO_FLUSH);
             s->in_pos = s->in_len - s->z.avail_in;
-            s->len = s->cap - s->z.avail_out;
+            *len = cap - s->z.avail_out;
             if (rc == Z_STREAM_END) s->z_live = 0;
             else if (rc != Z_OK && rc != Z_BUF_ERROR)
                 fail(s, raw_off(s), "corrupt gzip data (%s)", s->z.msg ? s->z.msg : "inflate error");
         } else if (s->codec == C_XZ) {
             s->xz.next_in = s->in + s->in_pos;
             s->xz.avail_in = s->in_len - s->in_pos;
-            s->xz.next_out = s->out + s->len;
-            s->xz.avail_out = s->cap - s->len;
+            s->xz.next_out = out + *len;
+            s->xz.avail_out = cap - *len;
             lzma_ret rc = lzma_code(&s->xz, LZMA_RUN);
             s->in_pos = s->in_len - s->xz.avail_in;
-            s->len = s->cap - s->xz.avail_out;
+            *len = cap - s->xz.avail_out;
             if (rc != LZMA_OK && rc != LZMA_STREAM_END && rc != LZMA_BUF_ERROR)
                 fail(s, raw_off(s), "corrupt xz data (%s)",
                      rc == LZMA_MEM_ERROR ? "out of memory" : rc == LZMA_FORMAT_ERROR ? "not xz" :
@@ -157,33 +187,153 @@ static void refill(cal_insrc *s) {
             }
             s->bz.next_in = (char *)(s->in + s->in_pos);
             s->bz.avail_in = (unsigned)(s->in_len - s->in_pos);
-            s->bz.next_out = (char *)(s->out + s->len);
-            s->bz.avail_out = (unsigned)(s->cap - s->len);
+            s->bz.next_out = (char *)(out + *len);
+            s->bz.avail_out = (unsigned)(cap - *len);
             int rc = BZ2_bzDecompress(&s->bz);
             s->in_pos = s->in_len - s->bz.avail_in;
-            s->len = s->cap - s->bz.avail_out;
+            *len = cap - s->bz.avail_out;
             if (rc == BZ_STREAM_END) s->bz_live = 0;
             else if (rc != BZ_OK)
                 fail(s, raw_off(s), "corrupt bzip2 data (%s)", rc == BZ_DATA_ERROR_MAGIC ? "not bzip2" :
                      rc == BZ_MEM_ERROR ? "out of memory" : "damaged data");
         } else {
             ZSTD_inBuffer ib = {s->in, s->in_len, s->in_pos};
-            ZSTD_outBuffer ob = {s->out, s->cap, s->len};
+            ZSTD_outBuffer ob = {out, cap, *len};
             size_t r = ZSTD_decompressStream(s->zd, &ob, &ib);
             if (ZSTD_isError(r))
                 fail(s, raw_off(s), "corrupt zstd data (%s)", ZSTD_getErrorName(r));
             s->zret = r;
-            s->in_pos = ib.pos, s->len = ob.pos;
+            s->in_pos = ib.pos, *len = ob.pos;
         }
-        if (s->len > before) break;  /* something to hand out */
+        if (*len > before) break;  /* something to hand out */
     }
+}
+
+
+/* ---- a decompression thread ------------------------------------------------
+ * Decompression is up to half of cal-read's CPU; done by a second thread
+ * into a ring of NSLOT buffers, it overlaps the parsing (wall time only:
+ * the CPU is the same or more). Used for a compressed file or stdin once
+ * two buffers did not hold it all, when a processor is idle (idle_cpu); the
+ * bytes handed out are the same. An error in the thread is said by the
+ * reading thread when it reaches that buffer. */
+#define NSLOT NSLOT_MAX
+#define SLOT_CAP (1u << 20) /* a wake-up per MiB */
+
+static void *producer(void *arg) {
+    cal_insrc *s = arg;
+    producing = s;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL); /* cancelled only inside read() */
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (s->slots[s->tail].full && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
+        int stop = s->stop;
+        pthread_mutex_unlock(&s->mu);
+        if (stop) break;
+        islot *sl = &s->slots[s->tail];
+        sl->len = 0, sl->err = 0;
+        if (!setjmp(s->pjb))
+            while (sl->len < SLOT_CAP && !s->eof) decode(s, sl->buf, &sl->len, SLOT_CAP);
+        pthread_mutex_lock(&s->mu);
+        sl->last = s->eof || sl->err;
+        sl->full = 1;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        s->tail = (s->tail + 1) % NSLOT;
+        if (sl->last) break;
+    }
+    return NULL;
+}
+
+static int start_thread(cal_insrc *s) {
+    for (int k = 0; k < NSLOT; k++) s->slots[k].buf = cal_xmalloc(SLOT_CAP);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (pthread_create(&s->th, NULL, producer, s) != 0) { /* no thread: read in this one */
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+        for (int k = 0; k < NSLOT; k++) free(s->slots[k].buf), s->slots[k].buf = NULL;
+        return 0;
+    }
+    s->threaded = 1;
+    return 1;
+}
+
+/* The next buffer from the thread as out[0..len) (len 0 after the last). */
+static void take_next(cal_insrc *s) {
+    pthread_mutex_lock(&s->mu);
+    if (s->held) { /* the buffer just used goes back to the thread */
+        s->slots[(s->head + NSLOT - 1) % NSLOT].full = 0;
+        s->held = 0;
+        pthread_cond_broadcast(&s->cv);
+    }
+    if (s->taken_last) {
+        pthread_mutex_unlock(&s->mu);
+        s->out = s->own_out, s->len = 0;
+        return;
+    }
+    while (!s->slots[s->head].full) pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    islot *sl = &s->slots[s->head];
+    s->head = (s->head + 1) % NSLOT;
+    s->held = 1;
+    s->taken_last = sl->last;
+    if (sl->err) fail(s, sl->err_off, "%s", sl->msg);
+    s->out = sl->buf, s->len = sl->len;
+}
+
+/* Ends the thread (it may wait in read() on a pipe: cancelled there). */
+static void stop_thread(cal_insrc *s) {
+    if (!s->threaded) return;
+    pthread_mutex_lock(&s->mu);
+    s->stop = 1;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_cancel(s->th);
+    pthread_join(s->th, NULL);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    s->threaded = 0, s->stopped = 1;
+}
+
+/* Whether a processor is free for the thread: more than one, and a load
+ * average below their number less one. On a busy machine the thread only
+ * adds CPU (5-8% on bench/read.sh: handing buffers between cores) and
+ * shortens nothing. CAL_DECOMPRESS_THREAD=1 or 0 decides instead. */
+static int idle_cpu(void) {
+    const char *force = getenv("CAL_DECOMPRESS_THREAD"); /* 1 or 0: always or never (tests, benchmarks) */
+    if (force && (!strcmp(force, "0") || !strcmp(force, "1"))) return force[0] == '1';
+    unsigned cpus = cal_par_cpus();
+    double load;
+    return cpus > 1 && getloadavg(&load, 1) == 1 && load < (double)cpus - 1.0;
+}
+
+/* More decompressed bytes: appended to out[len..) when some are unread
+ * (cal_insrc_peek), else in place of the used ones. */
+static void refill(cal_insrc *s) {
+    if (s->pos == s->len) {
+        s->base += s->len;
+        s->pos = s->len = 0;
+        if (s->threaded || s->stopped) {
+            if (s->stopped) s->out = s->own_out; /* raw_digest ended the thread: nothing more is read */
+            else take_next(s);
+            return;
+        }
+        if (s->fills >= 2 && !s->eof && s->fd >= 0 && s->codec != C_NONE && !s->on_error && idle_cpu() &&
+            start_thread(s)) {
+            take_next(s);
+            return;
+        }
+    }
+    if (!s->eof && s->len < s->cap) decode(s, s->out, &s->len, s->cap);
+    s->fills++;
 }
 
 static cal_insrc *make(const char *name) {
     cal_insrc *s = cal_xcalloc(1, sizeof *s);
     s->name = cal_xstrdup(name);
     s->cap = OUT_CAP;
-    s->out = cal_xmalloc(s->cap);
+    s->out = s->own_out = cal_xmalloc(s->cap);
     s->zret = 0;
     return s;
 }
@@ -257,7 +407,8 @@ void cal_insrc_hash_raw(cal_insrc *s) {
     if (s->in && s->in_len) XXH3_64bits_update(s->hash, s->in, s->in_len); /* detect() read the first chunk */
 }
 
-uint64_t cal_insrc_raw_digest(const cal_insrc *s, uint64_t *bytes) {
+uint64_t cal_insrc_raw_digest(cal_insrc *s, uint64_t *bytes) {
+    stop_thread(s); /* its reads are done with */
     *bytes = s->raw_read;
     return s->hash ? XXH3_64bits_digest(s->hash) : 0;
 }
@@ -304,6 +455,21 @@ int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off, size_t max) {
     }
 }
 
+int cal_insrc_line_view(cal_insrc *s, cal_buf *spill, const char **p, size_t *n, uint64_t *off, size_t max) {
+    if (s->pos == s->len) refill(s);
+    const uint8_t *b = s->out + s->pos;
+    const uint8_t *nl = s->pos < s->len ? memchr(b, '\n', s->len - s->pos) : NULL;
+    if (nl && (size_t)(nl - b) <= max) {
+        *off = s->base + s->pos;
+        *p = (const char *)b, *n = (size_t)(nl - b);
+        s->pos += *n + 1;
+        return 1;
+    }
+    int r = cal_insrc_line(s, spill, off, max);
+    *p = spill->p ? spill->p : "", *n = spill->n;
+    return r;
+}
+
 int cal_insrc_skip_bom(cal_insrc *s) {
     const uint8_t *p;
     if (cal_insrc_peek(s, &p, 3) == 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
@@ -317,6 +483,8 @@ uint64_t cal_insrc_offset(const cal_insrc *s) { return s->base + s->pos; }
 
 void cal_insrc_close(cal_insrc *s) {
     if (!s) return;
+    stop_thread(s);
+    for (int k = 0; k < NSLOT; k++) free(s->slots[k].buf);
     if (s->fd > 0) close(s->fd);
     if (s->codec == C_GZIP) inflateEnd(&s->z);
     if (s->zd) ZSTD_freeDCtx(s->zd);
@@ -324,7 +492,7 @@ void cal_insrc_close(cal_insrc *s) {
     if (s->codec == C_BZ2) BZ2_bzDecompressEnd(&s->bz);
     if (s->hash) XXH3_freeState(s->hash);
     if (s->fd >= 0) free(s->in);
-    free(s->out);
+    free(s->own_out);
     free(s->name);
     free(s);
 }

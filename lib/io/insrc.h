@@ -27,8 +27,9 @@ const char *cal_insrc_codec(const cal_insrc *s);
 /* From now on (the first chunk included) an XXH3-64 of the raw bytes as
  * read: the fingerprint of an input that cannot be read twice (stdin). */
 void cal_insrc_hash_raw(cal_insrc *s);
-/* That hash (0 without cal_insrc_hash_raw) and the raw bytes read so far. */
-uint64_t cal_insrc_raw_digest(const cal_insrc *s, uint64_t *bytes);
+/* That hash (0 without cal_insrc_hash_raw) and the raw bytes read so far.
+ * Nothing more is read after it (a decompression thread is ended). */
+uint64_t cal_insrc_raw_digest(cal_insrc *s, uint64_t *bytes);
 /* Up to n of the first decompressed bytes without consuming them (n <= 4096);
  * returns how many are available. Only before the first read. */
 size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n);
@@ -39,6 +40,11 @@ size_t cal_insrc_chunk(cal_insrc *s, const uint8_t **p);
  * stays bounded; line then holds a part of it); *off = offset of the line's
  * first byte. */
 int cal_insrc_line(cal_insrc *s, cal_buf *line, uint64_t *off, size_t max);
+/* As cal_insrc_line, but without a copy when it can: *p, *n point into the
+ * source's own buffer when the whole line lies in it (most lines: cal-read
+ * copied every JSON line before it decoded it), otherwise into spill. Valid
+ * until the next call. */
+int cal_insrc_line_view(cal_insrc *s, cal_buf *spill, const char **p, size_t *n, uint64_t *off, size_t max);
 /* Skips a UTF-8 byte order mark at the current position; 1 if there was one. */
 int cal_insrc_skip_bom(cal_insrc *s);
 /* Offset of the next unread decompressed byte. */

@@ -80,9 +80,56 @@ static const char *scan_plain(const char *p, const char *e) {
     }
 }
 
+
 /* What each one-letter escape stands for (0: not one). */
 static const char escaped[256] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f',
                                   ['n'] = '\n', ['r'] = '\r', ['t'] = '\t'};
+
+#ifdef __SSE2__
+/* Decodes from p into *o while 48 bytes or more are left, 16 input bytes a
+ * step: plain bytes and the one-letter escapes (\n \t \" \\ ...) of the
+ * step are handled from one look at it (source code has an escape every 14
+ * bytes: a look per escape cost more than zstd's decompression). Returns
+ * where it stopped: a quote, control byte or other escape for the general
+ * loop, or the last 48 bytes. Loads and stores stay within 33 bytes of p,
+ * and *o never passes the input consumed (the room string() reserved). */
+static const char *blocks(const char *p, const char *e, char **op) {
+    char *o = *op;
+    while (e - p >= 48) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        _mm_storeu_si128((__m128i *)(void *)o, v);
+        unsigned m = special16(v);
+        if (!m) {
+            p += 16, o += 16;
+            continue;
+        }
+        const char *q = p; /* the next byte not yet written */
+        do {
+            unsigned k = (unsigned)__builtin_ctz(m);
+            const char *s = p + k;
+            _mm_storeu_si128((__m128i *)(void *)o, _mm_loadu_si128((const __m128i *)(const void *)q));
+            o += s - q;
+            char x = *s == '\\' ? escaped[(unsigned char)s[1]] : 0;
+            if (!x) { /* a quote, a control byte, \u or a bad escape */
+                *op = o;
+                return s;
+            }
+            *o++ = x;
+            q = s + 2;
+            m &= ~(3u << k); /* the escaped byte is plain, a backslash or quote too */
+        } while (m);
+        if (q < p + 16) { /* the block's plain rest */
+            _mm_storeu_si128((__m128i *)(void *)o, _mm_loadu_si128((const __m128i *)(const void *)q));
+            o += p + 16 - q;
+            p += 16;
+        } else {
+            p = q; /* the last escape took the block's next byte */
+        }
+    }
+    *op = o;
+    return p;
+}
+#endif
 
 /* p at the opening quote; returns the position after the closing quote or
  * NULL. With out, the decoded string is appended (out unchanged on NULL):
@@ -102,6 +149,7 @@ static const char *string(const char *p, const char *e, cal_buf *out) {
             p = scan_plain(p, e);
         } else {
 #ifdef __SSE2__
+            p = blocks(p, e, &o);
             for (;;) { /* the 16 bytes are stored before they are looked at: o has room */
                 if (e - p < 16) {
                     while (p < e && !special(*p)) *o++ = *p++;

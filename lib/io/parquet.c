@@ -19,6 +19,7 @@
 
 #include "base/err.h"
 #include "base/oshint.h"
+#include "io/mapfile.h"
 #include "io/parquet_internal.h"
 #include "io/thrift.h"
 
@@ -52,6 +53,8 @@ struct cal_pq {
     /* current row group */
     size_t rg;
     uint8_t *chunk;    /* column chunk bytes (the buffer is kept for the next) */
+    const uint8_t *cbytes; /* the current chunk: chunk, or its place in mem */
+    cal_mapfile mf;    /* cal_pq_open: the file mapped (mem), when it could be */
     size_t chunk_cap;
     int in_chunk;
     int64_t chunk_len, chunk_pos, chunk_values;
@@ -81,6 +84,14 @@ struct cal_pq {
     uint64_t page_off;
     ZSTD_DCtx *zd;     /* one context for every page: ZSTD_decompress would
                         * allocate (and fault in) a new one per page */
+    /* a zstd PLAIN page read a window at a time (see win_need) */
+    int one_at_a_time; /* cal_pq_next: a value is done with at the next call */
+    int streaming;     /* the current page's values come from win */
+    uint8_t *win;
+    size_t win_cap, wbeg, wend; /* unread bytes: win[wbeg..wend) */
+    ZSTD_inBuffer zin;
+    uint64_t wout, wwant, woff; /* bytes decompressed so far, the page's size, its body's offset */
+    size_t zret;       /* the last ZSTD_decompressStream hint (0: a frame ended) */
 };
 
 static CAL_NORETURN void fail_at(cal_pq *q, uint64_t off, const char *fmt, ...) CAL_PRINTF(3, 4);
@@ -375,6 +386,11 @@ cal_pq *cal_pq_open(const char *path, const char *column, char *err, size_t errl
         return NULL;
     }
     q->size = (uint64_t)sb.st_size;
+    /* mapped, the column chunks are read in place (pread copied each into
+     * fresh memory: 13% of cal-read's CPU on bench/read.sh in the kernel);
+     * a file that cannot be mapped is read with pread */
+    char merr[64];
+    if (q->size && cal_mapfile_open(&q->mf, path, merr, sizeof merr) && q->mf.len == q->size) q->mem = q->mf.p;
     if (guarded_open(q, column) < 0) { cal_pq_close(q); return NULL; }
     return q;
 }
@@ -426,6 +442,67 @@ static void decompress(cal_pq *q, const uint8_t *src, size_t n, uint8_t *dst, si
         fail_at(q, off, "unsupported codec %s", q->codec >= 0 && q->codec < 8 ? names[q->codec] : "(unknown)");
     }
     }
+}
+
+/* ---- a zstd page a window at a time --------------------------------------------
+ * DuckDB writes a whole column chunk as one page (84 MB for 84 MB of text):
+ * decompressed whole, it is written once to fresh memory (page faults and
+ * zeroing were 30% of cal-read's CPU on bench/read.sh) and read back from
+ * RAM. cal_pq_next, whose value lives only until the next call, takes the
+ * PLAIN values of a zstd page from a window of WIN bytes instead, the way
+ * `zstd -dc` decompresses: in cache, in a buffer used again. */
+#define WIN (256u << 10)
+
+static void win_start(cal_pq *q, const uint8_t *src, size_t n, size_t want, uint64_t off) {
+    if (!q->zd && !(q->zd = ZSTD_createDCtx())) fail_at(q, off, "out of memory (zstd)");
+    ZSTD_DCtx_reset(q->zd, ZSTD_reset_session_only);
+    q->zin.src = src, q->zin.size = n, q->zin.pos = 0;
+    q->wbeg = q->wend = 0, q->wout = 0, q->wwant = want, q->woff = off, q->zret = 1;
+    q->win = grow(q, q->win, &q->win_cap, WIN, 1, off);
+}
+
+/* Decompresses more of the page into win[wend..); 0 when the page has no
+ * more (every frame ended, the input used up). */
+static int win_more(cal_pq *q) {
+    if (q->zret == 0 && q->zin.pos == q->zin.size) return 0;
+    ZSTD_outBuffer ob = {q->win, q->win_cap, q->wend};
+    size_t in0 = q->zin.pos, r = ZSTD_decompressStream(q->zd, &ob, &q->zin);
+    if (ZSTD_isError(r)) fail_at(q, q->woff, "corrupt zstd block (%s)", ZSTD_getErrorName(r));
+    q->zret = r;
+    q->wout += ob.pos - q->wend;
+    if (q->wout > q->wwant) fail_at(q, q->woff, "zstd block size mismatch");
+    if (ob.pos == q->wend && q->zin.pos == in0 && r != 0) /* no progress: the input ends inside a frame */
+        fail_at(q, q->woff, "corrupt zstd block (%s)", "truncated");
+    q->wend = ob.pos;
+    return 1;
+}
+
+/* The next k bytes of the page (what: the failure when it has fewer). */
+static const uint8_t *win_need(cal_pq *q, size_t k, uint64_t off, const char *what) {
+    if (q->wend - q->wbeg >= k) return q->win + q->wbeg;
+    if (k > q->wwant - (q->wout - (q->wend - q->wbeg))) fail_at(q, off, "%s", what);
+    memmove(q->win, q->win + q->wbeg, q->wend - q->wbeg);
+    q->wend -= q->wbeg, q->wbeg = 0;
+    q->win = grow(q, q->win, &q->win_cap, k, 1, off); /* a value longer than the window */
+    while (q->wend < k)
+        if (!win_more(q)) fail_at(q, off, "%s", what);
+    return q->win;
+}
+
+/* The page's values are read: the rest of it must decompress to its size. */
+static void win_finish(cal_pq *q) {
+    q->streaming = 0;
+    do q->wbeg = q->wend = 0; while (win_more(q));
+    if (q->wout != q->wwant) fail_at(q, q->woff, "zstd block size mismatch");
+}
+
+/* The next PLAIN value of a streamed page. */
+static void win_value(cal_pq *q, cal_pq_level *lv) {
+    const uint8_t *b = win_need(q, 4, q->page_off, "truncated PLAIN value");
+    uint32_t len = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    q->wbeg += 4;
+    lv->p = win_need(q, len, q->page_off, "PLAIN value longer than its page"), lv->n = len;
+    q->wbeg += len;
 }
 
 /* PLAIN BYTE_ARRAY values: 4-byte length + bytes each. */
@@ -533,7 +610,7 @@ static void levels(cal_pq *q, pq_span *s, const uint8_t *v2, size_t v2len, int m
 static int next_page(cal_pq *q) {
     while (q->chunk_pos < q->chunk_len && q->chunk_values > 0) {
         uint64_t hoff = (uint64_t)q->chunks[q->rg].start + (uint64_t)q->chunk_pos;
-        tc_reader r = tcr(q, q->chunk + q->chunk_pos, (size_t)(q->chunk_len - q->chunk_pos), hoff);
+        tc_reader r = tcr(q, q->cbytes + q->chunk_pos, (size_t)(q->chunk_len - q->chunk_pos), hoff);
         int32_t type = -1, usize = -1, csize = -1;
         int32_t nv = -1, enc = -1, nnulls = -1, deflen = -1, replen = -1, is_comp = 1;
         int16_t id = 0;
@@ -566,7 +643,7 @@ static int next_page(cal_pq *q) {
         int64_t tu = q->chunks[q->rg].total_uncompressed;
         if ((tu > 0 && usize > tu) || (uint64_t)usize >= PQ_MAX_ALLOC)
             fail_at(q, hoff, "page of %d bytes larger than its column chunk", usize);
-        const uint8_t *body = q->chunk + q->chunk_pos;
+        const uint8_t *body = q->cbytes + q->chunk_pos;
         uint64_t boff = hoff + (uint64_t)(r.p - r.start);
         q->chunk_pos += csize;
         q->page_off = hoff;
@@ -592,8 +669,39 @@ static int next_page(cal_pq *q) {
         q->chunk_values -= nv;
         /* levels and values */
         const uint8_t *lv = NULL;
-        q->page = grow(q, q->page, &q->page_cap, (size_t)usize + 1, 1, hoff);
         size_t vlen;
+        int stream = q->one_at_a_time && q->max_rep == 0 && q->codec == CODEC_ZSTD && enc == ENC_PLAIN &&
+                     (type == PAGE_DATA || is_comp);
+        if (stream) {
+            size_t pre = type == PAGE_DATA_V2 ? (size_t)deflen + (size_t)replen : 0;
+            if (type == PAGE_DATA_V2 && (deflen < 0 || replen < 0 || (int64_t)pre > csize || (int64_t)pre > usize))
+                fail_at(q, hoff, "bad level lengths in data page v2");
+            win_start(q, body + pre, (size_t)csize - pre, (size_t)usize - pre, boff + pre);
+            pq_span s = {NULL, NULL, hoff, hook, q};
+            if (type == PAGE_DATA_V2) lv = body;
+            else if (q->max_def > 0) { /* v1: the definition levels (4-byte length + bytes) lead the page */
+                const uint8_t *b = win_need(q, 4, hoff, "truncated definition levels");
+                uint32_t dl = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+                if ((uint64_t)dl > q->wwant) fail_at(q, hoff, "definition levels longer than the page");
+                s.p = win_need(q, 4 + (size_t)dl, hoff, "definition levels longer than the page");
+                s.end = s.p + 4 + dl;
+            }
+            levels(q, &s, lv, (size_t)(replen > 0 ? replen : 0), q->max_rep, &q->reps, &q->reps_cap, (size_t)nv,
+                   "repetition");
+            levels(q, &s, type == PAGE_DATA_V2 ? lv + (replen > 0 ? replen : 0) : NULL,
+                   (size_t)(deflen > 0 ? deflen : 0), q->max_def, &q->defs, &q->defs_cap, (size_t)nv, "definition");
+            if (s.p) q->wbeg = (size_t)(s.p - q->win);
+            size_t present = 0;
+            for (int32_t i = 0; i < nv; i++) present += q->defs[i] == (uint32_t)q->max_def;
+            q->nulls += (uint64_t)nv - present;
+            if (type == PAGE_DATA_V2 && nnulls >= 0 && (size_t)nnulls != (size_t)nv - present)
+                fail_at(q, hoff, "null count does not match the definition levels");
+            q->chunk_first = 0;
+            q->nlv = (size_t)nv, q->li = 0;
+            q->nvals = present, q->vi = 0, q->streaming = 1;
+            return 1;
+        }
+        q->page = grow(q, q->page, &q->page_cap, (size_t)usize + 1, 1, hoff);
         if (type == PAGE_DATA_V2) {
             if (deflen < 0 || replen < 0 || (int64_t)deflen + replen > csize || (int64_t)deflen + replen > usize)
                 fail_at(q, hoff, "bad level lengths in data page v2");
@@ -649,13 +757,15 @@ static int next_level(cal_pq *q, cal_pq_level *lv) {
             lv->off = q->page_off;
             if (lv->def == q->max_def) {
                 if (q->vi >= q->nvals) fail_at(q, q->page_off, "page has fewer values than its levels");
-                lv->p = q->vals[q->vi].p, lv->n = q->vals[q->vi].n;
+                if (q->streaming) win_value(q, lv);
+                else lv->p = q->vals[q->vi].p, lv->n = q->vals[q->vi].n;
                 q->vi++;
             } else {
                 lv->p = NULL, lv->n = 0;
             }
             return 1;
         }
+        if (q->streaming) win_finish(q);
         if (q->in_chunk && next_page(q)) continue;
         if (q->in_chunk) {
             if (q->chunk_rows != q->chunks[q->rg].rows)
@@ -668,9 +778,14 @@ static int next_level(cal_pq *q, cal_pq_level *lv) {
         pq_chunk *c = &q->chunks[q->rg];
         q->chunk_rows = 0;
         if ((uint64_t)c->size > PQ_MAX_ALLOC) fail_at(q, (uint64_t)c->start, "column chunk too large");
-        q->chunk = grow(q, q->chunk, &q->chunk_cap, (size_t)c->size + 1, 1, (uint64_t)c->start);
         q->in_chunk = 1;
-        read_at(q, (uint64_t)c->start, (uint64_t)c->size, q->chunk);
+        if (q->mem) { /* in place (open_common checked it lies in the file): no copy, no fresh memory */
+            q->cbytes = q->mem + c->start;
+        } else {
+            q->chunk = grow(q, q->chunk, &q->chunk_cap, (size_t)c->size + 1, 1, (uint64_t)c->start);
+            read_at(q, (uint64_t)c->start, (uint64_t)c->size, q->chunk);
+            q->cbytes = q->chunk;
+        }
         q->chunk_len = c->size, q->chunk_pos = 0, q->chunk_values = c->num_values;
         q->codec = c->codec, q->chunk_first = 1;
         q->page_off = (uint64_t)c->start;
@@ -687,6 +802,7 @@ int cal_pq_next(cal_pq *q, const uint8_t **p, size_t *n, uint64_t *off, char *er
     q->err = err, q->errlen = errlen;
     if (setjmp(q->jb)) return -1;
     if (q->max_rep > 0) fail_at(q, q->page_off, "column is repeated (a list): read it as records");
+    q->one_at_a_time = 1;
     cal_pq_level lv;
     while (next_level(q, &lv))
         if (lv.p) {
@@ -714,6 +830,7 @@ void cal_pq_close(cal_pq *q) {
     ZSTD_freeDCtx(q->zd);
     free(q->chunk), free(q->footer), free(q->chunks), free(q->page), free(q->vals), free(q->levels);
     free(q->ints), free(q->ints2), free(q->arena), free(q->sch);
-    free(q->reps), free(q->defs), free(q->nodes);
+    free(q->reps), free(q->defs), free(q->nodes), free(q->win);
+    cal_mapfile_close(&q->mf);
     free(q);
 }

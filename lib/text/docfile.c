@@ -114,12 +114,14 @@ static int read_jsonl(cal_docfile *r, cal_insrc *s, cal_doc_fn fn, void *ctx) {
     uint64_t nulls = r->json.nulls, lineno = 0;
     int stop = 0, got;
     cal_insrc_skip_bom(s);
-    while (!stop && (got = cal_insrc_line(s, &line, &d.off, r->max)) != 0) {
+    const char *lp;
+    size_t ln;
+    while (!stop && (got = cal_insrc_line_view(s, &line, &lp, &ln, &d.off, r->max)) != 0) {
         char err[512];
         size_t pos;
         if (got < 0) cal_die_at(d.file, d.off, "line of more than %zu bytes (the record limit)", r->max);
         lineno++;
-        got = cal_jsonl_doc(&r->json, line.p ? line.p : "", line.n, &d.text, &d.n, err, sizeof err, &pos);
+        got = cal_jsonl_doc(&r->json, lp, ln, &d.text, &d.n, err, sizeof err, &pos);
         if (got == -1) cal_die_at(d.file, d.off + pos, "%s", err);
         char where[64];
         snprintf(where, sizeof where, "line %llu", (unsigned long long)lineno);

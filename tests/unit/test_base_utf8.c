@@ -22,6 +22,26 @@ static const unsigned char V[] = {0x00, 0x41, 0x7f, 0x80, 0x81, 0x8f, 0x90, 0x9f
 #define NV (sizeof V)
 
 static FILE *ref;
+static unsigned char in_v[256]; /* 1: a boundary value */
+static size_t padded_cases;
+
+/* cal_utf8_valid_prefix of case c after k = 0..66 ASCII bytes and before
+ * 70 more: its SSE2 (16 and 64 bytes at a time) and word paths meet the
+ * case at every position of their blocks. The answer must be k plus the
+ * case's own (whose verdict is checked against CPython), or the whole
+ * length when the case is valid. */
+static int padded_ok(const char *c, size_t w, size_t own) {
+    char buf[160];
+    padded_cases++;
+    for (size_t k = 0; k <= 66; k++) {
+        size_t total = k + w + 70;
+        memset(buf, 'a', k);
+        memcpy(buf + k, c, w);
+        memset(buf + k + w, 'b', 70);
+        if (cal_utf8_valid_prefix(buf, total) != (own < w ? k + own : total)) return 0;
+    }
+    return 1;
+}
 static cal_buf want, input, alone, whole;
 static size_t cases, bad_cases;
 static size_t starts[65537]; /* where each case of a block begins in `alone` */
@@ -61,7 +81,12 @@ static void block(const char *what, unsigned lead, size_t w) {
         int intact = on == w && !memcmp(o, c, w);
         /* a U+FFFD already in the input stays; each replacement adds one */
         counts_ok &= marks(o, on) == marks(c, w) + fixed;
-        valid_ok &= (cal_utf8_valid_prefix(c, w) == w) == intact;
+        size_t own = cal_utf8_valid_prefix(c, w);
+        valid_ok &= (own == w) == intact;
+        /* every 1- and 2-byte case, 3-byte ones of boundary values, 4-byte ones led by F0-F7 */
+        if (w <= 2 || (w == 3 && in_v[(unsigned char)c[1]] && in_v[(unsigned char)c[2]]) ||
+            (w == 4 && lead >= 0xf0 && lead <= 0xf7))
+            valid_ok &= padded_ok(c, w, own);
         bad_cases += !intact;
         cal_buf_addc(&alone, '\n');
         cases++;
@@ -94,6 +119,7 @@ int main(void) {
     CHECK(ref != NULL, "run %s", cmd);
     if (!ref) return 1;
     int failed_before = t_failed;
+    for (size_t i = 0; i < NV; i++) in_v[V[i]] = 1;
     unsigned char b[4];
     input.n = 0;
     for (unsigned x = 0; x < 256; x++) b[0] = (unsigned char)x, add_case(b, 1);
@@ -127,6 +153,39 @@ int main(void) {
     CHECK(fgetc(ref) == EOF && pclose(ref) == 0, "the reference ran to its end");
     CHECK(cases == 256 + 65536 + 16777216 + 256 * NV * NV * NV, "%zu cases, %zu of them ill-formed", cases,
           bad_cases);
+
+    CHECK(padded_cases == 256 + 65536 + 256 * NV * NV + 8 * NV * NV * NV,
+          "%zu cases at every offset 0..66 after ASCII", padded_cases);
+
+    /* Runs of 2-, 3- and 4-byte characters after 0..15 ASCII bytes, in
+     * every length up to 180 bytes: the 16-byte blocks end at every byte
+     * of a character, where the vector path stops (the end, or an error)
+     * and hands over byte by byte from that character's start. Whole, then
+     * with a stray continuation byte, then with a lead cut short, and then
+     * a surrogate, after the run and 0..33 ASCII bytes (the vector path
+     * hands back after a block of ASCII): valid up to the bad byte. */
+    static const char *chars[] = {"\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\xc3\xa9\xf0\x9f\x98\x80\xe4\xb8\xad"};
+    static const char *bads[] = {"", "\x80", "\xe4\xb8", "\xed\xa0\x80"};
+    static const size_t gaps[] = {0, 1, 15, 16, 17, 31, 32, 33}; /* ASCII between the run and the bad byte */
+    enum { NGAP = sizeof gaps / sizeof *gaps };
+    int runs_ok = 1;
+    size_t runs = 0;
+    char rb[300];
+    for (size_t c = 0; c < 4; c++)
+        for (size_t lead = 0; lead < 16; lead++)
+            for (size_t reps = 1; lead + reps * strlen(chars[c]) <= 180; reps++)
+                for (size_t b = 0; b < 4 * NGAP; b++) {
+                    size_t len = lead;
+                    memset(rb, 'x', lead);
+                    for (size_t r = 0; r < reps; r++) memcpy(rb + len, chars[c], strlen(chars[c])), len += strlen(chars[c]);
+                    memset(rb + len, 'z', gaps[b / 4]), len += gaps[b / 4];
+                    size_t good = len;
+                    memcpy(rb + len, bads[b % 4], strlen(bads[b % 4])), len += strlen(bads[b % 4]);
+                    memset(rb + len, 'y', 20), len += 20;
+                    runs_ok &= cal_utf8_valid_prefix(rb, len) == (b % 4 ? good : len);
+                    runs++;
+                }
+    CHECK(runs_ok, "%zu runs of multi-byte characters, whole or before a bad byte, cut at every byte by blocks", runs);
 
     /* Maximal subparts, as the Unicode standard's example (section 3.9,
      * Table 3-8): 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64 gives

@@ -71,6 +71,37 @@ int main(void) {
     }
     CHECK(ok, "bad escapes, lone surrogates, raw control bytes, unclosed strings: declined");
 
+    /* Every pair of escape forms (and raw UTF-8, a raw control byte, a bad
+     * escape, a lone surrogate, a quote) after every plain prefix of 0..66
+     * bytes and before plain tails around 16-, 32- and 48-byte edges: the
+     * SSE2 steps meet each form at every place of a block, two forms in one
+     * block, an escape whose letter is the next block's first byte, and the
+     * switch to the byte loop near the end. */
+    static const char *forms[] = {"\\n", "\\t", "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\r", "\\u00e9", "\\u4e2d",
+                                  "\\ud83d\\ude00", "\\u0000", "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\\x",
+                                  "\x01", "\\ud800", "\""};
+    static const int tails[] = {0, 1, 2, 3, 5, 8, 13, 14, 15, 16, 17, 30, 31, 32, 33, 34, 46, 47, 48, 49, 50};
+    const size_t nforms = sizeof forms / sizeof *forms, ntails = sizeof tails / sizeof *tails;
+    cal_buf pair = {0};
+    size_t npairs = 0, agreed = 0;
+    for (size_t a = 0; a < nforms; a++)
+        for (size_t b = 0; b < nforms; b++)
+            for (size_t k = 0; k <= 66; k++)
+                for (size_t t = 0; t < ntails; t++) {
+                    pair.n = 0;
+                    cal_buf_addc(&pair, '"');
+                    for (size_t i = 0; i < k; i++) cal_buf_addc(&pair, (char)('a' + i % 26));
+                    cal_buf_add(&pair, forms[a], strlen(forms[a]));
+                    cal_buf_add(&pair, forms[b], strlen(forms[b]));
+                    for (int i = 0; i < tails[t]; i++) cal_buf_addc(&pair, (char)('0' + i % 10));
+                    cal_buf_addc(&pair, '"');
+                    agreed += agree(pair.p, pair.n, &fast);
+                    npairs++;
+                }
+    cal_buf_free(&pair);
+    CHECK(agreed == npairs && npairs == nforms * nforms * 67 * ntails,
+          "%zu pairs of escape forms at every offset 0..66 of a block: jansson's strings or declined", npairs);
+
     cal_rng r;
     cal_rng_init(&r, 30);
     cal_buf str = {0};

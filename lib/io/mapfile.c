@@ -82,6 +82,11 @@ static void untrack(void *addr) {
 }
 
 int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen) {
+    struct stat st;
+    return cal_mapfile_open_stat(m, path, &st, err, errlen);
+}
+
+int cal_mapfile_open_stat(cal_mapfile *m, const char *path, struct stat *stp, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
     m->p = "";
     /* Not opened unless regular: opening a FIFO waits for its writer, and
@@ -111,6 +116,7 @@ int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen)
         return 0;
     }
     close(fd);
+    *stp = st;
     m->len = n;
     if (m->map) {
         m->p = m->map;

@@ -34,6 +34,7 @@ typedef struct {
     char *path[TOK_CACHE_MAXIN]; /* the files a load may read */
     uint64_t st[TOK_CACHE_MAXIN][8]; /* their identity; all 0 when absent */
     uint64_t key[2];
+    uint64_t image[8];           /* the memo's image identity (tok_file_identity; all 0: none) */
     int keyed, from_memo;
     char note[512];              /* what happened, for -v: "hit", "made", "off", why not */
 } tok_cache;

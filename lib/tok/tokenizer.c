@@ -683,6 +683,24 @@ void cal_tok_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *ou
     if (!out->p) cal_buf_add(out, "", 0);
 }
 
+void cal_tok_expect(cal_tok *t, uint64_t bytes) {
+    if (t->hf) tok_hf_expect(t->hf, bytes);
+    if (t->spm_bpe) tok_hf_expect(t->spm_bpe, bytes);
+}
+
+void cal_tok_expect_files(cal_tok *t, char *const *files, size_t n) {
+    uint64_t bytes = 0;
+    struct stat st;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(files[i], "-") || stat(files[i], &st) || !S_ISREG(st.st_mode)) {
+            bytes = 0;
+            break;
+        }
+        bytes += (uint64_t)st.st_size;
+    }
+    cal_tok_expect(t, bytes);
+}
+
 const char *cal_tok_name(const cal_tok *t) { return t->name; }
 const char *cal_tok_engine(const cal_tok *t) { return t->hf ? NULL : t->spm_engine; }
 uint64_t cal_tok_fingerprint(const cal_tok *t) { return t->fp; }

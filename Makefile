@@ -126,12 +126,13 @@ $(OBJ)/gen/entities.o: $(ENTDATA)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(OBJ)/shim/%.o: lib/tok/%.cc
+# (in a shared object: position independent, only its table exported)
+$(OBJ)/lib/%.o: lib/%.cc
 	@mkdir -p $(@D)
 	$(say) CXX $<
 	$(Q)$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
 
-$(BIN)/libcal-spm.so: $(LIB_CXX:lib/tok/%.cc=$(OBJ)/shim/%.o)
+$(BIN)/libcal-spm.so: $(LIB_CXX:%.cc=$(OBJ)/%.o)
 	@mkdir -p $(@D)
 	$(say) LINK $@
 	$(Q)$(CXX) -shared $(SAN) -Wl,--no-undefined -o $@ $^ $(SPM_LIBS)

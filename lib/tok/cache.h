@@ -68,9 +68,11 @@ char *tok_cache_dir(void);
 /* Starts a lookup for the files paths[0..n) (absent ones too: their
  * absence is part of the key); enabled 0 turns the cache off. */
 void tok_cache_begin(tok_cache *c, int enabled, char *const *paths, size_t n);
-/* Maps the image of those files: 1 (im verified and open), or 0 (none
- * usable: a damaged or foreign one is said in c->note and replaced by the
- * next tok_cache_save). */
+/* Maps the image of those files: 1 (im verified and open; its body
+ * checksum skipped when the memo records the image's identity, above), or
+ * 0 (none usable: a damaged or foreign one is said in c->note and replaced
+ * by the next tok_cache_save). c->note: "hit", "hit (image hashed)" or
+ * "hit (files hashed, image hashed)". */
 int tok_cache_open(tok_cache *c, tok_image *im);
 /* 1 when the files' memo names an image that exists (no hashing, no
  * verifying: a hint that a load will be cheap). */

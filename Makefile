@@ -50,7 +50,10 @@ endif
 
 WARN     := -Wall -Wextra -Werror
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# The programs do not link libsentencepiece (nor libstdc++): only the shim
+# libcal-spm.so does, loaded on first use (lib/tok/spm_dl.h).
+PKG_LIBS   = $(shell pkg-config --libs $(filter-out sentencepiece,$(PKGS)) 2>/dev/null)
+SPM_LIBS   = $(shell pkg-config --libs sentencepiece 2>/dev/null) -lstdc++
 CFLAGS   ?=
 CPPFLAGS += -Ilib -D_POSIX_C_SOURCE=200809L
 # Only lib/base/datadir.c has the installed data directory compiled in: it is
@@ -59,7 +62,7 @@ PREFIX_STAMP := $(OBJ)/prefix.$(subst /,_,$(PREFIX)).stamp
 ALL_CFLAGS   = -std=c11 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CFLAGS)
 ALL_CXXFLAGS = -std=c++17 $(OPT) $(WARN) -pthread $(SAN) $(PKG_CFLAGS) $(CXXFLAGS)
 # libbz2: Debian's libbz2-dev ships no pkg-config file.
-LDLIBS_ALL   = $(PKG_LIBS) -lbz2 -lstdc++ -lm -lpthread
+LDLIBS_ALL   = $(PKG_LIBS) -lbz2 -lm -lpthread
 
 # lib/LAYER/*.c: the layers are listed (and checked) in lib/README.md.
 LIB_C      := $(sort $(wildcard lib/*/*.c))
@@ -71,7 +74,10 @@ UNIDATA    := build/gen/unidata.c
 # filter), generated from pinned npm packages (scripts/fetch-entities.sh,
 # gen-entities.mjs).
 ENTDATA    := build/gen/entities.c
-LIB_OBJ    := $(LIB_C:%.c=$(OBJ)/%.o) $(LIB_CXX:%.cc=$(OBJ)/%.o) $(OBJ)/gen/unidata.o $(OBJ)/gen/entities.o
+LIB_OBJ    := $(LIB_C:%.c=$(OBJ)/%.o) $(OBJ)/gen/unidata.o $(OBJ)/gen/entities.o
+# lib/tok/spm_shim.cc (the C++ files): the shared object libcal-spm.so, put
+# beside the programs (and the unit tests) and installed in PREFIX/lib/calkit.
+SPM_SO     := $(BIN)/libcal-spm.so $(OBJ)/tests/libcal-spm.so
 LIB        := $(OBJ)/libcal.a
 FILTERS    := $(sort $(wildcard filters/*.c))
 PROGS      := $(FILTERS:filters/%.c=$(BIN)/%)
@@ -92,7 +98,7 @@ DEPFILES    = $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 .PHONY: all deps check check-llama install uninstall clean corpora tokenizers bench bundle fuzz setup demo
 .DELETE_ON_ERROR:
 
-all: deps-quiet $(PROGS)
+all: deps-quiet $(PROGS) $(SPM_SO)
 
 # -MMD -MP: every object depends on the headers it includes.
 $(OBJ)/lib/%.o: lib/%.c
@@ -120,16 +126,26 @@ $(OBJ)/gen/entities.o: $(ENTDATA)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# (in a shared object: position independent, only its table exported)
 $(OBJ)/lib/%.o: lib/%.cc
 	@mkdir -p $(@D)
 	$(say) CXX $<
-	$(Q)$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CXX) $(CPPFLAGS) $(ALL_CXXFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
+
+$(BIN)/libcal-spm.so: $(LIB_CXX:%.cc=$(OBJ)/%.o)
+	@mkdir -p $(@D)
+	$(say) LINK $@
+	$(Q)$(CXX) -shared $(SAN) -Wl,--no-undefined -o $@ $^ $(SPM_LIBS)
+
+$(OBJ)/tests/libcal-spm.so: $(BIN)/libcal-spm.so
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
 
 # hessian.c's per-vector loops run beside the BLAS workers on every vector;
 # -O3 vectorizes them (the -O2 cost model skips loops of unknown length).
 $(OBJ)/lib/stats/hessian.o $(OBJ)/lib/stats/sketch.o: OPT += -O3
 
-$(OBJ)/lib/base/datadir.o: CPPFLAGS += -DCAL_DATADIR='"$(PREFIX)/share/calkit"'
+$(OBJ)/lib/base/datadir.o: CPPFLAGS += -DCAL_DATADIR='"$(PREFIX)/share/calkit"' -DCAL_LIBDIR='"$(PREFIX)/lib/calkit"'
 $(OBJ)/lib/base/datadir.o: $(PREFIX_STAMP)
 
 # Prepared tokenizer images (lib/tok/cache.h) are keyed by a hash of the
@@ -183,7 +199,7 @@ deps-quiet:
 
 # The suite compares against the built-in corpora and real tokenizers, so it
 # builds/fetches them first (both are no-ops when up to date).
-check: deps-quiet $(PROGS) $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_REPLAY)
+check: deps-quiet $(PROGS) $(SPM_SO) $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_REPLAY)
 	@sh scripts/deps.sh test
 	@sh corpora/build.sh
 	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi
@@ -193,7 +209,7 @@ check: deps-quiet $(PROGS) $(UNIT_BIN) $(HELPER_BIN) $(FUZZ_REPLAY)
 # calkit against llama.cpp's own programs (tests/llama/): builds llama.cpp
 # from the git bundle in npm node-llama-cpp first (scripts/build-llama.sh,
 # minutes; into build/llama, never into git). Not part of make check or CI.
-check-llama: deps-quiet $(PROGS)
+check-llama: deps-quiet $(PROGS) $(SPM_SO)
 	@sh scripts/deps.sh test
 	@sh corpora/build.sh
 	@if [ -f scripts/fetch-tokenizers.sh ]; then sh scripts/fetch-tokenizers.sh; fi
@@ -211,7 +227,7 @@ bench: $(PROGS)
 	@for b in bench/*.sh; do CAL_BIN=$(abspath $(BIN)) sh $$b || exit 1; done
 
 # See bench/README.md ("On a bigger machine").
-bundle: $(PROGS) $(LIB)
+bundle: $(PROGS) $(SPM_SO) $(LIB)
 	@sh bench/lib/bundle.sh build/bundle
 
 fuzz: $(LIB)
@@ -229,6 +245,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/calkit/corpora
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/lib/calkit
+	install -m 644 $(BIN)/libcal-spm.so $(DESTDIR)$(PREFIX)/lib/calkit/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	if [ -d build/corpora ]; then install -m 644 build/corpora/*.zst build/corpora/index.tsv \
@@ -238,7 +256,7 @@ install: all
 
 uninstall:
 	rm -f $(FILTERS:filters/%.c=$(DESTDIR)$(PREFIX)/bin/%)
-	rm -rf $(DESTDIR)$(PREFIX)/share/calkit
+	rm -rf $(DESTDIR)$(PREFIX)/share/calkit $(DESTDIR)$(PREFIX)/lib/calkit
 
 clean:
 	rm -rf bin build/obj build/obj-san build/bin-san build/gen

@@ -315,6 +315,7 @@ int main(int argc, char **argv) {
 
     static char *stdin_only[] = {"-", NULL};
     run r = {.files = a.noperands ? a.operands : stdin_only, .tok = tok, .flags = flags, .skip_bad = skip_bad};
+    cal_tok_expect_files(tok, r.files, a.noperands ? a.noperands : 1); /* a small input: a small word cache */
     r.stage_argv = cal_args_stage(&a, &r.stage_argc);
     /* -j 1 encodes on the main thread; -j N on N - 1 workers and the main
      * thread, which encodes queued batches while the oldest is not done:

@@ -19,7 +19,9 @@ cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Ilib $(pkg-config --cflags openblas) 
   bench/syrk_peak.c build/obj/libcal.a $(pkg-config --libs openblas) -lpthread -lm
 cp bin/cal-* build/bench/syrk_peak "$out/libexec/"
 strip "$out"/libexec/* 2>/dev/null || true
-for f in "$out"/libexec/*; do
+# the libsentencepiece shim, loaded from the programs' folder on first use
+cp bin/libcal-spm.so "$out/libexec/"
+for f in "$out"/libexec/cal-* "$out"/libexec/syrk_peak; do
   p=$(basename "$f")
   {
     echo '#!/bin/sh'

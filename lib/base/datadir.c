@@ -9,6 +9,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 
+#ifndef CAL_LIBDIR
+#define CAL_LIBDIR "/usr/local/lib/calkit"
+#endif
 #ifndef CAL_DATADIR
 #define CAL_DATADIR "/usr/local/share/calkit"
 #endif
@@ -25,6 +28,7 @@ char *cal_exe_dir(void) {
 }
 
 const char *cal_datadir(void) { return CAL_DATADIR; }
+const char *cal_libdir(void) { return CAL_LIBDIR; }
 
 static char *join(const char *a, const char *b, const char *c) {
     cal_buf p = {0};

@@ -13,6 +13,9 @@ char *cal_exe_dir(void);
 
 /* The installed data directory, PREFIX/share/calkit. */
 const char *cal_datadir(void);
+/* The installed directory of calkit's own shared objects (the
+ * libsentencepiece shim, tok/spm_dl.h), PREFIX/lib/calkit. */
+const char *cal_libdir(void);
 
 /* The directories that may hold data of one KIND ("corpora", "tokenizers"),
  * in search order: $ENV when set and non-empty, EXE/../build/KIND (bin/

@@ -18,6 +18,11 @@
 #include "base/outfile.h"
 
 int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen) {
+    struct stat st;
+    return cal_mapfile_open_stat(m, path, &st, err, errlen);
+}
+
+int cal_mapfile_open_stat(cal_mapfile *m, const char *path, struct stat *stp, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
     m->p = "";
     /* Not opened unless regular: opening a FIFO waits for its writer, and
@@ -47,6 +52,7 @@ int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen)
         return 0;
     }
     close(fd);
+    *stp = st;
     m->len = n;
     if (m->map) {
         m->p = m->map;

@@ -4,6 +4,7 @@
 #define CAL_IO_MAPFILE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 typedef struct {
     void *map;     /* NULL for an empty file */
@@ -17,6 +18,10 @@ typedef struct {
  * OFF: the file shrank while it was read ...", the temp outputs removed,
  * exit 1, instead of a SIGBUS crash. */
 int cal_mapfile_open(cal_mapfile *m, const char *path, char *err, size_t errlen);
+/* As cal_mapfile_open, and *st is the status of the file that was mapped
+ * (fstat of the descriptor: the identity of the bytes mapped, not of
+ * whatever the path names a moment later). */
+int cal_mapfile_open_stat(cal_mapfile *m, const char *path, struct stat *st, char *err, size_t errlen);
 void cal_mapfile_close(cal_mapfile *m);
 
 #endif

@@ -66,14 +66,14 @@ static void identity(const char *path, uint64_t v[8])
     struct stat st;
     memset(v, 0, 8 * sizeof *v);
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
-    v[0] = 1;
-    v[1] = (uint64_t)st.st_dev;
-    v[2] = (uint64_t)st.st_ino;
-    v[3] = (uint64_t)st.st_size;
-    v[4] = (uint64_t)st.st_mtim.tv_sec;
-    v[5] = (uint64_t)st.st_mtim.tv_nsec;
-    v[6] = (uint64_t)st.st_ctim.tv_sec;
-    v[7] = (uint64_t)st.st_ctim.tv_nsec;
+    tok_file_identity(&st, v);
+}
+
+/* an identity is trusted once its times are over two seconds old: a
+ * change within a clock tick of the last one could keep its times */
+static int settled(const uint64_t v[8], time_t now)
+{
+    return (time_t)v[4] <= now - 2 && (time_t)v[6] <= now - 2;
 }
 
 void tok_cache_begin(tok_cache *c, int enabled, char *const *paths, size_t n)
@@ -115,7 +115,9 @@ static char *memo_path(const tok_cache *c)
 typedef struct {
     char magic[8];
     uint64_t st[TOK_CACHE_MAXIN][8];
-    uint64_t n, key[2], hash;
+    uint64_t n, key[2];
+    uint64_t image[8]; /* the image's identity when its body was verified (all 0: none yet) */
+    uint64_t hash;
 } memo;
 
 static int read_memo(tok_cache *c)
@@ -132,6 +134,7 @@ static int read_memo(tok_cache *c)
         return 0;
     c->key[0] = m.key[0];
     c->key[1] = m.key[1];
+    memcpy(c->image, m.image, sizeof c->image);
     return 1;
 }
 
@@ -176,12 +179,14 @@ static char *image_path(const tok_cache *c)
     return join(c->dir, name);
 }
 
-/* Writes the memo of c's files when all of them are old enough. */
-static void write_memo(tok_cache *c)
+/* Writes the memo of c's files when all of them are old enough, with the
+ * identity of the image whose body was just verified (im; NULL: none) when
+ * that is old enough too. */
+static void write_memo(tok_cache *c, const tok_image *im)
 {
     time_t now = time(NULL);
     for (size_t i = 0; i < c->n; i++)
-        if (c->st[i][0] && ((time_t)c->st[i][4] > now - 2 || (time_t)c->st[i][6] > now - 2)) return;
+        if (c->st[i][0] && !settled(c->st[i], now)) return;
     memo m;
     memset(&m, 0, sizeof m);
     memcpy(m.magic, MEMO_MAGIC, 8);
@@ -189,6 +194,7 @@ static void write_memo(tok_cache *c)
     m.n = c->n;
     m.key[0] = c->key[0];
     m.key[1] = c->key[1];
+    if (im && im->body_hashed && settled(im->id, now)) memcpy(m.image, im->id, sizeof m.image);
     m.hash = XXH3_64bits(&m, offsetof(memo, hash));
     char *p = memo_path(c), *tmp = cal_xmalloc(strlen(p) + 32);
     sprintf(tmp, "%s.tmp.%ld", p, (long)getpid());
@@ -214,11 +220,15 @@ int tok_cache_open(tok_cache *c, tok_image *im)
 {
     if (!keyed(c)) return 0;
     char *p = image_path(c), err[512];
-    int rc = tok_image_open(im, p, tok_cache_build(), c->key, err, sizeof err);
+    /* the memo's image identity: the body verified when the image had it */
+    int rc = tok_image_open_known(im, p, tok_cache_build(), c->key, c->from_memo && c->image[0] ? c->image : NULL,
+                                  err, sizeof err);
     free(p);
     if (rc == 1) {
-        snprintf(c->note, sizeof c->note, "hit%s", c->from_memo ? "" : " (files hashed)");
-        if (!c->from_memo) write_memo(c);
+        snprintf(c->note, sizeof c->note, "%s", !c->from_memo ? "hit (files hashed, image hashed)"
+                                                 : im->body_hashed ? "hit (image hashed)" : "hit");
+        /* a new memo, or one that can now record the image's identity */
+        if (!c->from_memo || (im->body_hashed && settled(im->id, time(NULL)))) write_memo(c, im);
         return 1;
     }
     if (rc < 0) (void)cal_errf(c->note, sizeof c->note, "rebuilt: %s", err);
@@ -256,7 +266,7 @@ void tok_cache_save(tok_cache *c, const tok_image_parts *w)
     } else {
         size_t k = strlen(c->note);
         snprintf(c->note + k, sizeof c->note - k, "%s%s", k ? ", made " : "made ", p);
-        write_memo(c);
+        write_memo(c, NULL);
     }
     free(p);
 }

@@ -17,7 +17,27 @@
  * the key. A memo is written only for files whose times are over two
  * seconds old (a file changed within a clock tick of its memo would keep
  * its times); any later change gives a new change time, so a memo never
- * names the key of other bytes. */
+ * names the key of other bytes.
+ *
+ * The same rule spares hashing the image (22 MB for Llama 3, most of a
+ * cached load's CPU): after a load has verified an image's body checksum,
+ * the memo records the image's identity as mapped (fstat of the
+ * descriptor), once its times are over two seconds old; a later load of a
+ * file with that identity checks the header, its checksum and the section
+ * table but not the body. Writing into the image, truncating it or renaming
+ * another file over it changes its identity and brings back the full check.
+ *
+ * Threat model. The cache guards against accidents: a file cut short by a
+ * crash or a full disk, a byte changed on disk or by a stray writer,
+ * another build's or another tokenizer's image, concurrent writers. Those
+ * are refused and rebuilt. It does not guard against a writer who can
+ * write the 0700 cache folder: such a writer can already forge a memo
+ * (naming any key) or an image whose checksums match its bytes, and so
+ * can change the ids that come out; what holds even then is that no bytes
+ * of an image (hashed or not) can crash or hang a program: every offset
+ * and index read from it is bounded (image.h). Changing an image under a
+ * running program (in place, while mapped) is of the same kind; cutting it
+ * short ends the program with one line (io/mapfile.h), not a crash. */
 #ifndef CAL_TOK_CACHE_H
 #define CAL_TOK_CACHE_H
 
@@ -34,6 +54,7 @@ typedef struct {
     char *path[TOK_CACHE_MAXIN]; /* the files a load may read */
     uint64_t st[TOK_CACHE_MAXIN][8]; /* their identity; all 0 when absent */
     uint64_t key[2];
+    uint64_t image[8];           /* the memo's image identity (tok_file_identity; all 0: none) */
     int keyed, from_memo;
     char note[512];              /* what happened, for -v: "hit", "made", "off", why not */
 } tok_cache;
@@ -47,9 +68,11 @@ char *tok_cache_dir(void);
 /* Starts a lookup for the files paths[0..n) (absent ones too: their
  * absence is part of the key); enabled 0 turns the cache off. */
 void tok_cache_begin(tok_cache *c, int enabled, char *const *paths, size_t n);
-/* Maps the image of those files: 1 (im verified and open), or 0 (none
- * usable: a damaged or foreign one is said in c->note and replaced by the
- * next tok_cache_save). */
+/* Maps the image of those files: 1 (im verified and open; its body
+ * checksum skipped when the memo records the image's identity, above), or
+ * 0 (none usable: a damaged or foreign one is said in c->note and replaced
+ * by the next tok_cache_save). c->note: "hit", "hit (image hashed)" or
+ * "hit (files hashed, image hashed)". */
 int tok_cache_open(tok_cache *c, tok_image *im);
 /* 1 when the files' memo names an image that exists (no hashing, no
  * verifying: a hint that a load will be cheap). */

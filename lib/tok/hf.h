@@ -69,6 +69,11 @@ const char *tok_hf_id_text(const tok_hf *t, uint32_t id, size_t *len);
  * text; replacing them is what transformers' update_post_processor does. */
 size_t tok_hf_template(const tok_hf *t, int post, const uint32_t **ids);
 void tok_hf_set_template(tok_hf *t, const uint32_t *pre, size_t npre, const uint32_t *post, size_t npost);
+/* Before encoding: about bytes of text will be encoded (0: unknown). Sizes
+ * the pre-token cache, smaller for a small input, whose few words would
+ * otherwise make the kernel clear the pages of a large table; the ids are
+ * the same whatever the hint. */
+void tok_hf_expect(tok_hf *t, uint64_t bytes);
 
 /* A prepared image of the loaded tokenizer (tok/image.h): its sections are
  * added to w (they point into t: write them before t changes). */

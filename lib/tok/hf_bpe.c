@@ -34,6 +34,8 @@
 #include "tok/hf_int.h"
 
 #define CACHE_BITS 17      /* slots (64 bytes each: 8 MB per tokenizer) */
+#define SMALL_CACHE_BITS 15 /* 2 MB (one huge page) for an input known to be small */
+#define SMALL_INPUT (1u << 20) /* bytes of text */
 #define WAYS 2             /* slots per bucket: on the text of bench/encode.sh
                             * read four times, one slot per key missed 5.0% of
                             * the words (each read after the first: 3.7%, two
@@ -73,6 +75,8 @@ struct th_fast {
     unsigned vshift;
     cache_slot *cache;     /* the pre-token cache, shared by every thread */
     void *cache_mem;       /* its allocation (cache is aligned within it) */
+    unsigned cache_bits;   /* 2^cache_bits slots */
+    size_t cache_mask;     /* a key's first slot (key_slot) & cache_mask: its bucket in this table */
     int scan_ok;           /* vocabulary ids are unique: the rank scan is exact */
     uint64_t img_num[4];   /* the scalars above, as an image section */
 };
@@ -169,7 +173,7 @@ static inline uint64_t key_hash(const uint64_t k[3], size_t len)
 /* ---- tables built at load ------------------------------------------------ */
 
 static uint64_t pair_hash(uint64_t k, unsigned shift) { return (k * 0x9E3779B97F4A7C15ull) >> shift; }
-static void cache_alloc(th_fast *f);
+static void cache_alloc(th_fast *f, unsigned bits);
 
 void th_bpe_prepare(tok_hf *t)
 {
@@ -250,7 +254,7 @@ void th_bpe_prepare(tok_hf *t)
             f->voc[j] = (struct vslot){ { k[0], k[1], k[2] }, e->id, e->len };
         }
     }
-    cache_alloc(f);
+    cache_alloc(f, CACHE_BITS);
     t->fast = f;
 }
 
@@ -258,13 +262,29 @@ void th_bpe_prepare(tok_hf *t)
  * slot. calloc of 8 MB maps fresh zero pages: none is touched (nor faulted
  * in) until a word lands in it, where a memset cost every process 2,048 page
  * faults at load (a short shard never needs most of them). */
-static void cache_alloc(th_fast *f)
+static void cache_alloc(th_fast *f, unsigned bits)
 {
     /* mapped, not calloc'd: once a large block has been freed, glibc serves
      * the next from its heap and clears all 8 MB (a process that loads
      * several tokenizers; a test that restores thousands) */
-    f->cache_mem = cal_huge_zalloc(sizeof(cache_slot) << CACHE_BITS);
+    f->cache_mem = cal_huge_zalloc(sizeof(cache_slot) << bits);
     f->cache = f->cache_mem; /* page aligned: so are the buckets, for the adjacent-line prefetch */
+    f->cache_bits = bits;
+    f->cache_mask = (((size_t)1 << bits) - 1) & ~(size_t)(WAYS - 1);
+}
+
+/* The cache's pages are cleared by the kernel as words first land in them:
+ * on huge pages, 2 MB at a time, so a short shard spread its few thousand
+ * words over all four pages of the 8 MB table and paid for clearing them
+ * (0.3 ms of a 25 KB shard's 2 ms). An input known to be small gets a 2 MB
+ * table; the cache only spares work, the ids are the same. */
+void th_bpe_expect(tok_hf *t, uint64_t bytes)
+{
+    th_fast *f = t->fast;
+    unsigned bits = bytes && bytes <= SMALL_INPUT ? SMALL_CACHE_BITS : CACHE_BITS;
+    if (!f || f->cache_bits == bits) return;
+    cal_huge_free(f->cache_mem, sizeof(cache_slot) << f->cache_bits);
+    cache_alloc(f, bits);
 }
 
 void th_bpe_release(tok_hf *t)
@@ -272,7 +292,7 @@ void th_bpe_release(tok_hf *t)
     th_fast *f = t->fast;
     if (!f) return;
     if (!t->image) { free(f->pair); free(f->rank_id); free(f->byte_rank); free(f->voc); }
-    cal_huge_free(f->cache_mem, sizeof(cache_slot) << CACHE_BITS);
+    cal_huge_free(f->cache_mem, sizeof(cache_slot) << f->cache_bits);
     free(f);
     t->fast = NULL;
 }
@@ -324,7 +344,7 @@ int th_bpe_image_restore(tok_hf *t, const tok_image *im)
     f->voc = num[3] ? (struct vslot *)(uintptr_t)voc : NULL;
     f->vshift = (unsigned)num[1];
     f->scan_ok = num[2] != 0;
-    cache_alloc(f);
+    cache_alloc(f, CACHE_BITS);
     t->fast = f;
     return 0;
 }
@@ -636,7 +656,7 @@ int th_bpe_cache_has(const tok_hf *t, const char *s, size_t len)
     uint64_t k[3], v;
     if (len - 1 >= CACHE_KEY) return 0;
     make_key(s, len, k);
-    cache_slot *cs = &t->fast->cache[key_slot(k, len)];
+    cache_slot *cs = &t->fast->cache[key_slot(k, len) & t->fast->cache_mask];
     cal_ids ids = { 0 };
     int hit = 0;
     for (size_t w = 0; w < WAYS && !hit; w++) hit = slot_get(cs + w, k, len, &v, &ids);
@@ -650,7 +670,7 @@ static inline void bpe_word(const tok_hf *t, th_scratch *sc, const char *s, size
     if (len > CACHE_KEY) { bpe_uncached(t, sc, s, len, NULL, out); return; }
     uint64_t k[3];
     make_key(s, len, k);
-    bpe_keyed(t, sc, s, len, k, key_slot(k, len), out);
+    bpe_keyed(t, sc, s, len, k, key_slot(k, len) & t->fast->cache_mask, out);
 }
 
 /* U+2581 at s[p] that follows a character no merge joins to it */
@@ -700,7 +720,7 @@ void th_bpe_scan(const tok_hf *t, th_scratch *sc, int scanner, int keep_gaps, co
                 if (n - 1 >= CACHE_KEY) continue;
                 if (len - ms[i] >= 24) make_key_fast(s + ms[i], n, key[i]);
                 else make_key(s + ms[i], n, key[i]);
-                slot[i] = key_slot(key[i], n);
+                slot[i] = key_slot(key[i], n) & t->fast->cache_mask;
                 PREFETCH(&t->fast->cache[slot[i]]);
                 for (size_t w = 1; w < WAYS; w++) PREFETCH(&t->fast->cache[slot[i] + w]);
             }

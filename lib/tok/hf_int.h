@@ -204,6 +204,9 @@ th_scratch *th_scratch_get(const tok_hf *t); /* per-thread */
 /* Builds t->fast from the loaded merges and vocabulary; frees it. */
 void th_bpe_prepare(tok_hf *t);
 void th_bpe_release(tok_hf *t);
+/* before the first encode: about bytes of text will be encoded (0:
+ * unknown); sizes the pre-token cache (tok_hf_expect) */
+void th_bpe_expect(tok_hf *t, uint64_t bytes);
 /* The pre-tokenizer Split(scanner) fused with the model: the ids of every
  * match of s[0..len), and of the text between them when keep_gaps. */
 void th_bpe_scan(const tok_hf *t, th_scratch *sc, int scanner, int keep_gaps, const char *s, size_t len, cal_ids *out);

@@ -1057,6 +1057,8 @@ size_t tok_hf_template(const tok_hf *t, int post, const uint32_t **ids)
     return post ? t->ntmpl_post : t->ntmpl_pre;
 }
 
+void tok_hf_expect(tok_hf *t, uint64_t bytes) { th_bpe_expect(t, bytes); }
+
 void tok_hf_set_template(tok_hf *t, const uint32_t *pre, size_t npre, const uint32_t *post, size_t npost)
 {
     free(t->tmpl_pre);

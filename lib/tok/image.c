@@ -136,11 +136,23 @@ static int refuse(tok_image *im, char *err, size_t errlen, const char *path, con
     return -1;
 }
 
-static int verify(tok_image *im, const char *path, const char *build, const uint64_t key[2], char *err,
-                  size_t errlen);
+static int verify(tok_image *im, const char *path, const char *build, const uint64_t key[2], int hash_body,
+                  char *err, size_t errlen);
 
-int tok_image_open(tok_image *im, const char *path, const char *build, const uint64_t key[2], char *err,
-                   size_t errlen)
+void tok_file_identity(const struct stat *st, uint64_t v[8])
+{
+    v[0] = 1;
+    v[1] = (uint64_t)st->st_dev;
+    v[2] = (uint64_t)st->st_ino;
+    v[3] = (uint64_t)st->st_size;
+    v[4] = (uint64_t)st->st_mtim.tv_sec;
+    v[5] = (uint64_t)st->st_mtim.tv_nsec;
+    v[6] = (uint64_t)st->st_ctim.tv_sec;
+    v[7] = (uint64_t)st->st_ctim.tv_nsec;
+}
+
+int tok_image_open_known(tok_image *im, const char *path, const char *build, const uint64_t key[2],
+                         const uint64_t known[8], char *err, size_t errlen)
 {
     memset(im, 0, sizeof *im);
     struct stat st;
@@ -148,8 +160,17 @@ int tok_image_open(tok_image *im, const char *path, const char *build, const uin
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return errno == ENOENT ? 0 : -1;
     }
-    if (!cal_mapfile_open(&im->map, path, err, errlen)) return -1;
-    return verify(im, path, build, key, err, errlen);
+    /* the identity of the bytes mapped (fstat of the descriptor), so that a
+     * file renamed over the path in between is not taken for the known one */
+    if (!cal_mapfile_open_stat(&im->map, path, &st, err, errlen)) return -1;
+    tok_file_identity(&st, im->id);
+    return verify(im, path, build, key, !known || memcmp(known, im->id, sizeof im->id), err, errlen);
+}
+
+int tok_image_open(tok_image *im, const char *path, const char *build, const uint64_t key[2], char *err,
+                   size_t errlen)
+{
+    return tok_image_open_known(im, path, build, key, NULL, err, errlen);
 }
 
 int tok_image_open_mem(tok_image *im, const void *bytes, size_t len, const char *build, const uint64_t key[2],
@@ -158,11 +179,20 @@ int tok_image_open_mem(tok_image *im, const void *bytes, size_t len, const char 
     memset(im, 0, sizeof *im);
     im->map.p = bytes;
     im->map.len = len;
-    return verify(im, "(memory)", build, key, err, errlen);
+    return verify(im, "(memory)", build, key, 1, err, errlen);
 }
 
-static int verify(tok_image *im, const char *path, const char *build, const uint64_t key[2], char *err,
-                  size_t errlen)
+int tok_image_open_mem_unhashed(tok_image *im, const void *bytes, size_t len, const char *build,
+                                const uint64_t key[2], char *err, size_t errlen)
+{
+    memset(im, 0, sizeof *im);
+    im->map.p = bytes;
+    im->map.len = len;
+    return verify(im, "(memory)", build, key, 0, err, errlen);
+}
+
+static int verify(tok_image *im, const char *path, const char *build, const uint64_t key[2], int hash_body,
+                  char *err, size_t errlen)
 {
     size_t len = im->map.len;
     const char *p = im->map.p;
@@ -204,7 +234,9 @@ static int verify(tok_image *im, const char *path, const char *build, const uint
     }
     if (at != len) return refuse(im, err, errlen, path, "bytes after the last section");
     uint64_t first = up(sizeof h + h.nsec * sizeof *e);
-    if (XXH3_64bits(p + first, len - first) != h.body_hash) return refuse(im, err, errlen, path, "checksum mismatch");
+    if (hash_body && XXH3_64bits(p + first, len - first) != h.body_hash)
+        return refuse(im, err, errlen, path, "checksum mismatch");
+    im->body_hashed = hash_body;
     im->nsec = h.nsec;
     return 1;
 }

@@ -14,12 +14,21 @@
  * checked before any section is handed out, and the readers of the sections
  * (hf_image.c) bound every index and offset they follow, so a damaged or
  * forged file is refused (and rebuilt by the cache) or at worst gives wrong
- * ids, never a crash or a hang. */
+ * ids, never a crash or a hang.
+ *
+ * The body checksum (22 MB for Llama 3: about half the CPU of a cached
+ * load) may be skipped for a file whose identity (tok_file_identity) is
+ * the one it had when its body was last verified (tok_image_open_known;
+ * cache.h says when the cache trusts that). Everything else is still
+ * checked, and the readers bound every offset whatever the bytes, so a
+ * file damaged behind that identity can give wrong ids, as a forged one
+ * can, but no crash or hang. */
 #ifndef CAL_TOK_IMAGE_H
 #define CAL_TOK_IMAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "io/mapfile.h"
 
@@ -39,9 +48,19 @@ void tok_image_add(tok_image_parts *w, uint32_t tag, uint32_t elem, const void *
 int tok_image_write(const char *path, const char *build, const uint64_t key[2], const tok_image_parts *w,
                     char *err, size_t errlen);
 
+/* A file's identity as the cache records it: 1 (present), device, inode,
+ * size, modification and change times (seconds, nanoseconds). Any write,
+ * truncation or rename over it gives another identity (the change time
+ * moves; a new file has its own inode), except a change within the clock
+ * tick of the last one: callers trust an identity only once its times are
+ * over two seconds old. */
+void tok_file_identity(const struct stat *st, uint64_t v[8]);
+
 /* A mapped, verified image. */
 typedef struct tok_image {
     cal_mapfile map;
+    uint64_t id[8];  /* the mapped file's identity (all 0 in memory) */
+    int body_hashed; /* its body checksum was computed (not skipped) */
     size_t nsec;
     struct tok_image_sec { uint32_t tag, elem; uint64_t off, count; } sec[TOK_IMAGE_MAXSEC];
 } tok_image;
@@ -51,6 +70,11 @@ typedef struct tok_image {
  * err). */
 int tok_image_open(tok_image *im, const char *path, const char *build, const uint64_t key[2], char *err,
                    size_t errlen);
+/* As tok_image_open, but when known is not NULL and the mapped file's
+ * identity equals it, the body checksum is not computed (the header, its
+ * checksum and the section table still are). */
+int tok_image_open_known(tok_image *im, const char *path, const char *build, const uint64_t key[2],
+                         const uint64_t known[8], char *err, size_t errlen);
 void tok_image_close(tok_image *im);
 
 /* The section tag with elements of elem bytes: its bytes and *count, or NULL
@@ -61,6 +85,10 @@ const void *tok_image_get(const tok_image *im, uint32_t tag, uint32_t elem, uint
  * outlive im; closing it frees nothing). */
 int tok_image_open_mem(tok_image *im, const void *bytes, size_t len, const char *build, const uint64_t key[2],
                        char *err, size_t errlen);
+/* For tests: tok_image_open_mem without the body checksum, as a load
+ * that trusts the file's identity does. */
+int tok_image_open_mem_unhashed(tok_image *im, const void *bytes, size_t len, const char *build,
+                                const uint64_t key[2], char *err, size_t errlen);
 /* For tests: recomputes both checksums of an image held in memory (as a
  * forger would after changing its bytes). 0, or -1 when too short. */
 int tok_image_reseal(void *bytes, size_t len);

@@ -1,35 +1,40 @@
-// spm_shim.cc - the C interface of spm_shim.h over
-// sentencepiece::SentencePieceProcessor. Kept thin on purpose: all policy
-// (BOS/EOS, special-token parsing, UTF-8 repair) lives in tokenizer.c.
-// base/buf.h is a C header without extern "C" of its own.
-extern "C" {
-#include "base/buf.h"
-}
-#include "tok/spm_shim.h"
+// spm_shim.cc - libcal-spm.so: the table of spm_dl.h over
+// sentencepiece::SentencePieceProcessor, loaded by spm_dl.c on first use
+// (so that only the processes that need libsentencepiece and libstdc++
+// load them). Kept thin on purpose: all policy (BOS/EOS, special-token
+// parsing, UTF-8 repair) lives in tokenizer.c. Built with hidden
+// visibility: the table's function is its one exported symbol.
+#include "tok/spm_dl.h"
+#include "tok/spm_shim.h" // the piece kinds (SPM_NORMAL ...)
 
 #include <sentencepiece_processor.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
 
-struct spm_shim {
+namespace {
+
+struct shim {
     sentencepiece::SentencePieceProcessor sp;
 };
 
-static void set_err(char *err, size_t errlen, const char *what, const std::string &msg) {
+const sentencepiece::SentencePieceProcessor &sp(const void *s) { return static_cast<const shim *>(s)->sp; }
+
+void set_err(char *err, size_t errlen, const char *what, const std::string &msg) {
     if (err && errlen) std::snprintf(err, errlen, "%s: %s", what, msg.c_str());
 }
 
-extern "C" spm_shim *spm_shim_load(const void *data, size_t len, char *err, size_t errlen) {
-    spm_shim *s = new (std::nothrow) spm_shim;
+void *load(const void *data, size_t len, char *err, size_t errlen) {
+    shim *s = new (std::nothrow) shim;
     if (!s) {
         set_err(err, errlen, "SentencePiece model", "out of memory");
         return nullptr;
     }
-    auto st = s->sp.LoadFromSerializedProto(
-        absl::string_view(static_cast<const char *>(data), len));
+    auto st = s->sp.LoadFromSerializedProto(absl::string_view(static_cast<const char *>(data), len));
     if (!st.ok()) {
         // The library's message for a failed parse is a source location.
         std::string msg = st.ToString();
@@ -41,57 +46,72 @@ extern "C" spm_shim *spm_shim_load(const void *data, size_t len, char *err, size
     return s;
 }
 
-extern "C" void spm_shim_free(spm_shim *s) { delete s; }
+void release(void *s) { delete static_cast<shim *>(s); }
 
-extern "C" int spm_shim_encode(const spm_shim *s, const char *text, size_t len, cal_ids *out,
-                               char *err, size_t errlen) {
+int encode(const void *s, const char *text, size_t len, uint32_t **out, size_t *n, char *err, size_t errlen) {
     std::vector<int> ids;
-    auto st = s->sp.Encode(absl::string_view(text, len), &ids);
+    auto st = sp(s).Encode(absl::string_view(text, len), &ids);
     if (!st.ok()) {
         set_err(err, errlen, "SentencePiece encode", st.ToString());
         return -1;
     }
-    cal_ids_reserve(out, out->n + ids.size());
-    for (int id : ids) cal_ids_push(out, static_cast<uint32_t>(id));
+    *out = static_cast<uint32_t *>(std::malloc(ids.size() ? ids.size() * sizeof **out : 1));
+    if (!*out) {
+        set_err(err, errlen, "SentencePiece encode", "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < ids.size(); i++) (*out)[i] = static_cast<uint32_t>(ids[i]);
+    *n = ids.size();
     return 0;
 }
 
-extern "C" int spm_shim_decode(const spm_shim *s, const uint32_t *ids, size_t n, cal_buf *out,
-                               char *err, size_t errlen) {
+int decode(const void *s, const uint32_t *ids, size_t n, char **out, size_t *len, char *err, size_t errlen) {
     std::vector<int> v(ids, ids + n);
     std::string text;
-    auto st = s->sp.Decode(v, &text);
+    auto st = sp(s).Decode(v, &text);
     if (!st.ok()) {
         set_err(err, errlen, "SentencePiece decode", st.ToString());
         return -1;
     }
-    cal_buf_add(out, text.data(), text.size());
+    *out = static_cast<char *>(std::malloc(text.size() + 1));
+    if (!*out) {
+        set_err(err, errlen, "SentencePiece decode", "out of memory");
+        return -1;
+    }
+    std::memcpy(*out, text.data(), text.size());
+    *len = text.size();
     return 0;
 }
 
-extern "C" uint32_t spm_shim_vocab_size(const spm_shim *s) {
-    return static_cast<uint32_t>(s->sp.GetPieceSize());
-}
-extern "C" int64_t spm_shim_bos(const spm_shim *s) { return s->sp.bos_id(); }
-extern "C" int64_t spm_shim_eos(const spm_shim *s) { return s->sp.eos_id(); }
-extern "C" int64_t spm_shim_pad(const spm_shim *s) { return s->sp.pad_id(); }
-extern "C" int64_t spm_shim_unk(const spm_shim *s) { return s->sp.unk_id(); }
+uint32_t vocab_size(const void *s) { return static_cast<uint32_t>(sp(s).GetPieceSize()); }
+int64_t bos(const void *s) { return sp(s).bos_id(); }
+int64_t eos(const void *s) { return sp(s).eos_id(); }
+int64_t pad(const void *s) { return sp(s).pad_id(); }
+int64_t unk(const void *s) { return sp(s).unk_id(); }
 
-extern "C" int spm_shim_is_special(const spm_shim *s, uint32_t id) {
+int is_special(const void *s, uint32_t id) {
     int i = static_cast<int>(id);
-    return s->sp.IsControl(i) || s->sp.IsUnknown(i);
+    return sp(s).IsControl(i) || sp(s).IsUnknown(i);
 }
 
-extern "C" const char *spm_shim_piece(const spm_shim *s, uint32_t id, size_t *len) {
-    const std::string &p = s->sp.IdToPiece(static_cast<int>(id));
+const char *piece(const void *s, uint32_t id, size_t *len) {
+    const std::string &p = sp(s).IdToPiece(static_cast<int>(id));
     *len = p.size();
     return p.data();
 }
 
-extern "C" int spm_shim_type(const spm_shim *s, uint32_t id) {
+int type(const void *s, uint32_t id) {
     int i = static_cast<int>(id);
-    return s->sp.IsUnknown(i) ? SPM_UNKNOWN : s->sp.IsControl(i) ? SPM_CONTROL : s->sp.IsByte(i) ? SPM_BYTE
-         : s->sp.IsUnused(i) ? SPM_UNUSED : SPM_NORMAL;
+    const auto &p = sp(s);
+    return p.IsUnknown(i) ? SPM_UNKNOWN : p.IsControl(i) ? SPM_CONTROL : p.IsByte(i) ? SPM_BYTE
+         : p.IsUnused(i) ? SPM_UNUSED : SPM_NORMAL;
 }
 
-extern "C" float spm_shim_score(const spm_shim *s, uint32_t id) { return s->sp.GetScore(static_cast<int>(id)); }
+float score(const void *s, uint32_t id) { return sp(s).GetScore(static_cast<int>(id)); }
+
+const spm_dl_table table = {SPM_DL_ABI, sizeof(spm_dl_table), load, release, encode, decode, vocab_size,
+                            bos, eos, pad, unk, is_special, piece, type, score};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) const spm_dl_table *cal_spm_shim_table(void) { return &table; }

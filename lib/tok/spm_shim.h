@@ -1,6 +1,8 @@
-/* spm_shim.h - C interface to libsentencepiece (spm_shim.cc), the one C++
- * file in calkit. Thin: load a .model from memory, encode to ids, decode,
- * and the facts cal-encode records (vocabulary size, special ids). */
+/* spm_shim.h - C interface to libsentencepiece (spm_shim.cc, the one C++
+ * file in calkit, built as the shared object libcal-spm.so that spm_dl.c
+ * loads on the first spm_shim_load). Thin: load a .model from memory,
+ * encode to ids, decode, and the facts cal-encode records (vocabulary
+ * size, special ids). */
 #ifndef CAL_SPM_SHIM_H
 #define CAL_SPM_SHIM_H
 
@@ -15,7 +17,12 @@ extern "C" {
 
 typedef struct spm_shim spm_shim;
 
-/* Parses a serialized ModelProto. NULL with a one-line reason on failure. */
+/* 1 when libcal-spm.so is loaded (loading it on the first call), or 0
+ * with a one-line reason (where it was looked for) in err. */
+int spm_shim_available(char *err, size_t errlen);
+
+/* Parses a serialized ModelProto. NULL with a one-line reason on failure
+ * (also when libcal-spm.so cannot be loaded: spm_shim_available's). */
 spm_shim *spm_shim_load(const void *data, size_t len, char *err, size_t errlen);
 void spm_shim_free(spm_shim *s);
 

@@ -48,6 +48,7 @@
 #include "tok/hf.h"
 #include "tok/spm_bpe.h"
 #include "tok/spm_chunk.h"
+#include "tok/spm_proto.h"
 #include "tok/spm_shim.h"
 #include "tok/spm_unigram.h"
 
@@ -69,6 +70,7 @@ struct cal_tok {
     uint32_t spm_vocab;
     char *spm_file;
     pthread_mutex_t spm_lock;
+    int spm_tried;           /* spm_lazy tried to load the library */
     char *name;
     uint64_t fp;
     spm_chunking chunking;   /* spm only: how long texts are encoded */
@@ -159,6 +161,15 @@ static int load_file(cal_tok *t, const char *path, char *err, size_t errlen) {
         t->hf = tok_hf_load(data + bom, len - bom, path, err, errlen);
     } else if (len == 0) {
         cal_errf(err, errlen, "empty file: neither tokenizer.json nor a SentencePiece model");
+    } else if (!spm_shim_available(NULL, 0)) {
+        /* a .model parsed afresh needs libsentencepiece; say so only of one */
+        char no[1024];
+        spm_model sm;
+        if (spm_model_read(&sm, data, len, why, sizeof why) == 0) {
+            spm_model_free(&sm);
+            spm_shim_available(no, sizeof no);
+            cal_errf(err, errlen, "a SentencePiece model, but %s", no);
+        } else cal_errf(err, errlen, "neither JSON (tokenizer.json) nor a SentencePiece model (%s)", why);
     } else {
         t->spm = spm_shim_load(data, len, why, sizeof why);
         if (t->spm) {
@@ -573,7 +584,7 @@ static int spm_encode(const cal_tok *t, const char *s, size_t n, unsigned flags,
 }
 
 /* One piece of text through SentencePiece: calkit's engines, else the library. */
-static int spm_piece(const cal_tok *t, const char *s, size_t n, cal_ids *out, char *err, size_t errlen) {
+static int spm_encode_piece(const cal_tok *t, const char *s, size_t n, cal_ids *out, char *err, size_t errlen) {
     if (t->spm_bpe) return tok_hf_encode(t->spm_bpe, s, n, 0, out, err, errlen);
     if (t->spm_ug) return spm_unigram_encode(t->spm_ug, s, n, out, err, errlen);
     return spm_chunk_encode(t->spm, &t->chunking, s, n, out, err, errlen);
@@ -582,7 +593,7 @@ static int spm_piece(const cal_tok *t, const char *s, size_t n, cal_ids *out, ch
 static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned flags, cal_ids *out,
                            char *err, size_t errlen) {
     if (!(flags & CAL_TOK_PARSE_SPECIAL) || !t->nspecials)
-        return spm_piece(t, s, n, out, err, errlen);
+        return spm_encode_piece(t, s, n, out, err, errlen);
     size_t start = 0;
     for (size_t i = 0; i < n;) {
         const special_piece *sp = special_at(t, s, i, n);
@@ -590,12 +601,12 @@ static int spm_encode_text(const cal_tok *t, const char *s, size_t n, unsigned f
             i++;
             continue;
         }
-        if (i > start && spm_piece(t, s + start, i - start, out, err, errlen)) return -1;
+        if (i > start && spm_encode_piece(t, s + start, i - start, out, err, errlen)) return -1;
         cal_ids_push(out, sp->id);
         i += sp->len;
         start = i;
     }
-    if (n > start) return spm_piece(t, s + start, n - start, out, err, errlen);
+    if (n > start) return spm_encode_piece(t, s + start, n - start, out, err, errlen);
     return 0;
 }
 
@@ -619,12 +630,15 @@ static const spm_shim *spm_lazy(const cal_tok *t) {
     if (t->spm || !t->spm_image) return t->spm;
     cal_tok *w = (cal_tok *)t; /* the one late field, under its lock */
     pthread_mutex_lock(&w->spm_lock);
-    if (!w->spm) {
+    if (!w->spm && !w->spm_tried) {
+        w->spm_tried = 1; /* once: a failure is said once, not retried per call */
         size_t len;
-        char why[256];
+        char why[1024];
         char *data = tok_read_file(w->spm_file, &len, why, sizeof why);
-        if (data && cal_hash(data, len) == w->fp) w->spm = spm_shim_load(data, len, why, sizeof why);
+        if (data && cal_hash(data, len) != w->fp) snprintf(why, sizeof why, "it changed since its image was made");
+        else if (data) w->spm = spm_shim_load(data, len, why, sizeof why);
         free(data);
+        if (!w->spm) cal_warn("%s: cannot decode (%s): its ids are written as U+FFFD", w->spm_file, why);
     }
     pthread_mutex_unlock(&w->spm_lock);
     return w->spm;
@@ -667,6 +681,24 @@ void cal_tok_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *ou
         start = i + 1;
     }
     if (!out->p) cal_buf_add(out, "", 0);
+}
+
+void cal_tok_expect(cal_tok *t, uint64_t bytes) {
+    if (t->hf) tok_hf_expect(t->hf, bytes);
+    if (t->spm_bpe) tok_hf_expect(t->spm_bpe, bytes);
+}
+
+void cal_tok_expect_files(cal_tok *t, char *const *files, size_t n) {
+    uint64_t bytes = 0;
+    struct stat st;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(files[i], "-") || stat(files[i], &st) || !S_ISREG(st.st_mode)) {
+            bytes = 0;
+            break;
+        }
+        bytes += (uint64_t)st.st_size;
+    }
+    cal_tok_expect(t, bytes);
 }
 
 const char *cal_tok_name(const cal_tok *t) { return t->name; }

@@ -36,6 +36,13 @@ cal_tok *cal_tok_load_cached(const char *path, int use_cache, char *note, size_t
  * their memo: a hint that cal_tok_load will not build large tables). */
 int cal_tok_cached(const char *path);
 void cal_tok_free(cal_tok *t);
+/* Before the first encode: about bytes of text will be encoded (0:
+ * unknown). A small input gets a small pre-token cache (tok_hf_expect);
+ * the ids are the same whatever the hint. Not thread-safe. */
+void cal_tok_expect(cal_tok *t, uint64_t bytes);
+/* cal_tok_expect with the total size of the files (0, unknown, when one
+ * is "-" or not a regular file). */
+void cal_tok_expect_files(cal_tok *t, char *const *files, size_t n);
 
 /* Appends the ids of text[0..len) to out. Thread-safe for concurrent calls
  * on one cal_tok (each thread uses its own out). Returns 0, or -1 with err

@@ -85,7 +85,7 @@ sleep 3
 cal-encode -t "$T/m" -v "$T/text.cal" -o "$T/m1.cal" 2>"$T/m1.err"
 cal-encode -t "$T/m" -v "$T/text.cal" -o /dev/null 2>"$T/h1.err"
 eq "a copy of a folder maps the same image (its bytes hashed), then finds the key in its memo" \
-  "$(note "$T/m1.err") / $(note "$T/h1.err")" "hit (files hashed) / hit"
+  "$(note "$T/m1.err") / $(note "$T/h1.err")" "hit (files hashed, image hashed) / hit"
 $PY - "$T/m/tokenizer.json" <<'EOF'
 import os, re, sys
 p = sys.argv[1]

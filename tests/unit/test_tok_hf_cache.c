@@ -118,5 +118,37 @@ int main(void)
         tok_hf_free(u);
     }
     tok_hf_free(t);
+
+    /* a small input's table (tok_hf_expect: 2 MB, 2^14 buckets of 2 slots):
+     * words of different buckets of the full table share one of it, so the
+     * third takes the second's slot there and not in a full table; ids exact */
+    tok_hf *v = load(), *f = load();
+    if (v && f) {
+        tok_hf_expect(v, 25000);
+        tok_hf_expect(f, 0); /* unknown: the full table */
+        char sw[3][LEN];
+        int ns = 0;
+        word(0, w);
+        size_t sb = th_bpe_cache_bucket(w, LEN) & ((1u << 14) - 1);
+        size_t seen[3];
+        for (uint32_t i = 0; i < 11881376u && ns < 3; i++) {
+            word(i, w);
+            size_t fb = th_bpe_cache_bucket(w, LEN);
+            if ((fb & ((1u << 14) - 1)) != sb) continue;
+            int dup = 0;
+            for (int k = 0; k < ns; k++) dup |= seen[k] == fb;
+            if (!dup) seen[ns] = fb, memcpy(sw[ns++], w, LEN);
+        }
+        ok = ns == 3;
+        for (int k = 0; k < ns; k++) ok &= exact(v, sw[k]) && exact(f, sw[k]);
+        CHECK(ok && th_bpe_cache_has(v, sw[0], LEN) && !th_bpe_cache_has(v, sw[1], LEN) && th_bpe_cache_has(v, sw[2], LEN) &&
+                  th_bpe_cache_has(f, sw[1], LEN),
+              "a small input's table: 3 words of 3 full-table buckets share a bucket of it (the third took the last slot), ids exact");
+        tok_hf_expect(v, 0);
+        CHECK(exact(v, sw[0]) && exact(v, sw[1]) && exact(v, sw[2]) && th_bpe_cache_has(v, sw[0], LEN) && th_bpe_cache_has(v, sw[2], LEN),
+              "the hint changed back to unknown: a new full table, ids exact");
+    }
+    if (v) tok_hf_free(v);
+    if (f) tok_hf_free(f);
     TEST_END();
 }

@@ -625,7 +625,8 @@ int cal_tok_encode(const cal_tok *t, const char *text, size_t len, unsigned flag
 }
 
 /* The library for a .model restored from an image: loaded on the first
- * decode, from the file whose bytes made the image (NULL if it changed). */
+ * decode, from the file whose bytes made the image; when it changed since,
+ * or the shim is missing, the program stops with one line (exit 1). */
 static const spm_shim *spm_lazy(const cal_tok *t) {
     if (t->spm || !t->spm_image) return t->spm;
     cal_tok *w = (cal_tok *)t; /* the one late field, under its lock */
@@ -638,7 +639,8 @@ static const spm_shim *spm_lazy(const cal_tok *t) {
         if (data && cal_hash(data, len) != w->fp) snprintf(why, sizeof why, "it changed since its image was made");
         else if (data) w->spm = spm_shim_load(data, len, why, sizeof why);
         free(data);
-        if (!w->spm) cal_warn("%s: cannot decode (%s): its ids are written as U+FFFD", w->spm_file, why);
+        /* U+FFFD for every id would be text nobody asked for: stop instead */
+        if (!w->spm) cal_die("%s: cannot decode (%s)", w->spm_file, why);
     }
     pthread_mutex_unlock(&w->spm_lock);
     return w->spm;
@@ -647,10 +649,7 @@ static const spm_shim *spm_lazy(const cal_tok *t) {
 /* spm: control pieces decode to their text (the reference keeps special
  * tokens); runs of ordinary pieces go through SentencePiece. */
 static void spm_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *out) {
-    if (!spm_lazy(t)) { /* the .model changed since its image was made */
-        for (size_t i = 0; i < n; i++) cal_buf_add(out, "\xef\xbf\xbd", 3);
-        return;
-    }
+    spm_lazy(t);
     size_t start = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && !spm_shim_is_special(t->spm, ids[i])) continue;

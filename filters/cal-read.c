@@ -100,7 +100,7 @@ static struct {
 } opt = {.field = "text"};
 
 static struct {
-    uint64_t docs, bytes, other_shard, split;
+    uint64_t docs, bytes, other_shard, split, empty;
 } st;
 static cal_drops drops; /* said on stderr and recorded in the stream's trailer */
 static char why_min[64];
@@ -197,7 +197,11 @@ static void piece(const cal_doc *d, const char *p, size_t n) {
 /* Every document: hygiene, --strip, then each line (--lines) or the whole. */
 static int on_doc(void *ctx, const cal_doc *d) {
     (void)ctx;
-    if (done || (d->n == 0 && !opt.strip && !opt.lines && !J.sep)) return done;
+    if (done) return done;
+    if (d->n == 0 && !opt.strip && !opt.lines && !J.sep) { /* counted in one shard only: the empty text's */
+        st.empty += cal_shard_keeps(cal_hash("", 0), opt.shard_i, opt.shard_n);
+        return 0;
+    }
     if (R && !as_user && !d->chat) { /* --chat: text that is not a conversation (a text file, a string column) */
         static const char why[] = "--chat: a text document, not a conversation record (--as-user renders text as a user turn)";
         if (!F.skip_bad) cal_die_at(d->file, d->off, "%s", why);
@@ -401,6 +405,8 @@ int main(int argc, char **argv) {
     if (F.bad) cal_drops_note(&drops, "records", "refused by the chat template (--skip-bad)", F.bad, 0, NULL);
     chat_drops(&drops);
     if (F.nulls) cal_drops_note(&drops, "records", "skipped: the text field is null", F.nulls, 0, NULL);
+    if (st.empty) /* --strip, --lines or --join keep them, as the peers that read so do */
+        cal_drops_note(&drops, "documents", "skipped: empty (no text; --strip keeps them)", st.empty, 0, NULL);
     uint64_t replaced = H.replaced + F.json.replaced;
     if (replaced) /* not lost, but changed: said as plainly */
         cal_drops_note(&drops, "sequences", "of invalid UTF-8 replaced by U+FFFD (--strict refuses them)", replaced,

@@ -33,7 +33,18 @@ zstd -q -c "$T/indent2.json" >"$T/z.json.zst" 2>/dev/null && {
 }
 eq "labels drop .json, .csv and .tsv" "$(cal-read "$T/compact.json" "$T/csv_min_lf.csv" "$T/tsv_all_cr.tsv" | cal-cat --json | $PY tests/read/texts.py --labels | cut -f1 | uniq | tr '\n' ' ')" \
   "compact csv_min_lf tsv_all_cr "
-eq "nulls are counted, without -v" "$(cal-read "$T/indent2.json" 2>&1 >/dev/null)" "cal-read: 43 records skipped: the text field is null"
+empties=$($PY -c "import json, sys; print(sum(1 for r in json.load(open(sys.argv[1])) if isinstance(r, dict) and r.get('text') == ''))" "$T/indent2.json")
+eq "nulls and empty texts are counted, without -v" "$(cal-read "$T/indent2.json" 2>&1 >/dev/null)" \
+  "cal-read: 43 records skipped: the text field is null
+cal-read: $empties documents skipped: empty (no text; --strip keeps them)"
+n=0
+for i in 0 1 2; do
+  k=$(cal-read --shard $i/3 "$T/indent2.json" 2>&1 >/dev/null | sed -n 's/^cal-read: \([0-9]*\) documents skipped: empty .*/\1/p')
+  n=$((n + ${k:-0}))
+done
+eq "empty texts are counted once over the shards of a fan-out" "$n" "$empties"
+eq "--strip keeps empty texts (and those it empties), as records" "$(cal-read --strip "$T/indent2.json" 2>/dev/null | cal-cat --json | grep -c '"len":0,')" \
+  "$($PY -c "import json, sys; print(sum(1 for r in json.load(open(sys.argv[1])) if isinstance(r, dict) and isinstance(r.get('text'), str) and not r['text'].strip()))" "$T/indent2.json")"
 
 for f in "$T"/*.csv "$T"/*.tsv; do
   b=$(basename "$f"); n=${b%.*}

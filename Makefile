@@ -145,7 +145,7 @@ $(OBJ)/tests/libcal-spm.so: $(BIN)/libcal-spm.so
 # -O3 vectorizes them (the -O2 cost model skips loops of unknown length).
 $(OBJ)/lib/stats/hessian.o $(OBJ)/lib/stats/sketch.o: OPT += -O3
 
-$(OBJ)/lib/base/datadir.o: CPPFLAGS += -DCAL_DATADIR='"$(PREFIX)/share/calkit"' -DCAL_LIBDIR='"$(PREFIX)/lib/calkit"'
+$(OBJ)/lib/base/datadir.o: CPPFLAGS += -DCAL_DATADIR='"$(abspath $(PREFIX))/share/calkit"' -DCAL_LIBDIR='"$(abspath $(PREFIX))/lib/calkit"'
 $(OBJ)/lib/base/datadir.o: $(PREFIX_STAMP)
 
 # Prepared tokenizer images (lib/tok/cache.h) are keyed by a hash of the

@@ -28,9 +28,12 @@
  * another file over it changes its identity and brings back the full check.
  *
  * Threat model. The cache guards against accidents: a file cut short by a
- * crash or a full disk, a byte changed on disk or by a stray writer,
- * another build's or another tokenizer's image, concurrent writers. Those
- * are refused and rebuilt. It does not guard against a writer who can
+ * crash or a full disk, a byte changed by a stray writer, another build's
+ * or another tokenizer's image, concurrent writers. Those are refused and
+ * rebuilt. A change that keeps the image's identity (bit rot on the
+ * medium, a crash that keeps size and times but not the data) is caught
+ * only while the memo records no identity (the first loads, under two
+ * seconds old); after that it is used, as any program's own files would be. It does not guard against a writer who can
  * write the 0700 cache folder: such a writer can already forge a memo
  * (naming any key) or an image whose checksums match its bytes, and so
  * can change the ids that come out; what holds even then is that no bytes

@@ -118,7 +118,8 @@ int tok_image_write(const char *path, const char *build, const uint64_t key[2], 
     }
     int saved = errno;
     if (close(fd) && !bad) bad = 1, saved = errno;
-    /* no fsync: a file cut short by a crash fails its checksum and is rebuilt */
+    /* no fsync: a file cut short by a crash fails its checksum (or its size
+     * its identity, cache.h) and is rebuilt */
     if (!bad && rename(tmp, path)) bad = 1, saved = errno;
     if (bad) {
         snprintf(err, errlen, "%s: %s", tmp, strerror(saved));

@@ -70,7 +70,6 @@ struct cal_tok {
     uint32_t spm_vocab;
     char *spm_file;
     pthread_mutex_t spm_lock;
-    int spm_tried;           /* spm_lazy tried to load the library */
     char *name;
     uint64_t fp;
     spm_chunking chunking;   /* spm only: how long texts are encoded */
@@ -631,8 +630,7 @@ static const spm_shim *spm_lazy(const cal_tok *t) {
     if (t->spm || !t->spm_image) return t->spm;
     cal_tok *w = (cal_tok *)t; /* the one late field, under its lock */
     pthread_mutex_lock(&w->spm_lock);
-    if (!w->spm && !w->spm_tried) {
-        w->spm_tried = 1; /* once: a failure is said once, not retried per call */
+    if (!w->spm) {
         size_t len;
         char why[1024];
         char *data = tok_read_file(w->spm_file, &len, why, sizeof why);
@@ -641,6 +639,11 @@ static const spm_shim *spm_lazy(const cal_tok *t) {
         free(data);
         /* U+FFFD for every id would be text nobody asked for: stop instead */
         if (!w->spm) cal_die("%s: cannot decode (%s)", w->spm_file, why);
+        /* the image's vocabulary size, unhashed when its identity was
+         * trusted, must be the library's: ids it allows reach the library */
+        if (spm_shim_vocab_size(w->spm) != w->spm_vocab)
+            cal_die("%s: cannot decode (its cached image says %u pieces, the file has %u: remove the cache file)",
+                    w->spm_file, w->spm_vocab, spm_shim_vocab_size(w->spm));
     }
     pthread_mutex_unlock(&w->spm_lock);
     return w->spm;
@@ -667,7 +670,9 @@ static void spm_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf 
 
 void cal_tok_decode(const cal_tok *t, const uint32_t *ids, size_t n, cal_buf *out) {
     /* Ids outside the vocabulary become U+FFFD; the runs between them are
-     * decoded by the engine (which may assume valid ids). */
+     * decoded by the engine (which may assume valid ids): for a .model, the
+     * library's vocabulary, so it is loaded first. */
+    if (!t->hf) spm_lazy(t);
     uint32_t vs = cal_tok_vocab_size(t);
     size_t start = 0;
     for (size_t i = 0; i <= n; i++) {

@@ -8,7 +8,7 @@
 #    encodes, gives python3-sentencepiece's ids through the shim;
 #  - programs copied without the shim: a .model that needs it is one line
 #    naming libcal-spm.so (exit 1); a tokenizer.json and a cached .model
-#    still encode; decoding a .model says once that it cannot (exit 0);
+#    still encode; decoding a .model is one line naming it (exit 1);
 #  - the cache's trust in an image's identity: once an image is over 2 s
 #    old, a verified load records its identity and the next load skips
 #    the body checksum ("cache: hit"); a byte flipped in place (its

@@ -68,6 +68,7 @@ struct cal_insrc {
     } slots[NSLOT_MAX];
     unsigned head, tail;       /* the reader's next slot; the thread's next slot */
     int held, taken_last, stop;
+    islot *failed;             /* handed out, and its error said at the next take_next */
     jmp_buf pjb;               /* the thread's way out of fail() */
     uint64_t base;             /* decompressed offset of out[0] */
     int eof;
@@ -232,8 +233,14 @@ static void *producer(void *arg) {
         if (stop) break;
         islot *sl = &s->slots[s->tail];
         sl->len = 0, sl->err = 0;
+        /* Decoded as without the thread: each call with OUT_CAP bytes of room, and a
+         * failing call's bytes left out, so the same bytes come before an error. */
         if (!setjmp(s->pjb))
-            while (sl->len < SLOT_CAP && !s->eof) decode(s, sl->buf, &sl->len, SLOT_CAP);
+            while (sl->len <= SLOT_CAP - OUT_CAP && !s->eof) {
+                size_t n = sl->len;
+                decode(s, sl->buf, &n, sl->len + OUT_CAP);
+                sl->len = n;
+            }
         pthread_mutex_lock(&s->mu);
         sl->last = s->eof || sl->err;
         sl->full = 1;
@@ -270,6 +277,7 @@ static void take_next(cal_insrc *s) {
     if (s->taken_last) {
         pthread_mutex_unlock(&s->mu);
         s->out = s->own_out, s->len = 0;
+        if (s->failed) fail(s, s->failed->err_off, "%s", s->failed->msg); /* the thread has ended: the slot stays */
         return;
     }
     while (!s->slots[s->head].full) pthread_cond_wait(&s->cv, &s->mu);
@@ -278,7 +286,9 @@ static void take_next(cal_insrc *s) {
     s->head = (s->head + 1) % NSLOT;
     s->held = 1;
     s->taken_last = sl->last;
-    if (sl->err) fail(s, sl->err_off, "%s", sl->msg);
+    /* The bytes decoded before an error first, as without the thread; then the error. */
+    if (sl->err && !sl->len) fail(s, sl->err_off, "%s", sl->msg);
+    if (sl->err) s->failed = sl;
     s->out = sl->buf, s->len = sl->len;
 }
 

@@ -56,6 +56,7 @@ struct cal_insrc {
     unsigned fills;            /* refills in this thread (a thread starts at the third: not for small inputs) */
     /* the decompression thread (see producer) */
     int threaded, stopped;
+    int decided;               /* whether to start the thread was asked (idle_cpu reads /sys and the load once) */
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -329,10 +330,12 @@ static void refill(cal_insrc *s) {
             else take_next(s);
             return;
         }
-        if (s->fills >= 2 && !s->eof && s->fd >= 0 && s->codec != C_NONE && !s->on_error && idle_cpu() &&
-            start_thread(s)) {
-            take_next(s);
-            return;
+        if (!s->decided && s->fills >= 2 && !s->eof) { /* once, where two buffers did not hold it all */
+            s->decided = 1;
+            if (s->fd >= 0 && s->codec != C_NONE && !s->on_error && idle_cpu() && start_thread(s)) {
+                take_next(s);
+                return;
+            }
         }
     }
     if (!s->eof && s->len < s->cap) decode(s, s->out, &s->len, s->cap);

@@ -94,11 +94,22 @@ struct cal_pq {
     size_t zret;       /* the last ZSTD_decompressStream hint (0: a frame ended) */
 };
 
+/* The size of the mapped file when it is now shorter than mapped, else
+ * UINT64_MAX. The rest of its last page then reads as zeros (pages past it
+ * fault, and mapguard says so): what fails there is not the data. */
+static uint64_t shrunk_to(const cal_pq *q) {
+    struct stat sb;
+    if (!q->mf.map || q->mem != q->mf.p || fstat(q->fd, &sb) != 0 || (uint64_t)sb.st_size >= q->size) return UINT64_MAX;
+    return (uint64_t)sb.st_size;
+}
+
 static CAL_NORETURN void fail_at(cal_pq *q, uint64_t off, const char *fmt, ...) CAL_PRINTF(3, 4);
 static void fail_at(cal_pq *q, uint64_t off, const char *fmt, ...) {
     int k = snprintf(q->err, q->errlen, "byte %llu: ", (unsigned long long)off);
     if (k < 0) k = 0;
-    if ((size_t)k < q->errlen) {
+    if ((size_t)k < q->errlen && shrunk_to(q) != UINT64_MAX) /* as mapguard says it */
+        snprintf(q->err + k, q->errlen - (size_t)k, "the file shrank while it was read (it changed under the program)");
+    else if ((size_t)k < q->errlen) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(q->err + k, q->errlen - (size_t)k, fmt, ap);
@@ -390,7 +401,10 @@ cal_pq *cal_pq_open(const char *path, const char *column, char *err, size_t errl
      * fresh memory: 13% of cal-read's CPU on bench/read.sh in the kernel);
      * a file that cannot be mapped is read with pread */
     char merr[64];
-    if (q->size && cal_mapfile_open(&q->mf, path, merr, sizeof merr) && q->mf.len == q->size) q->mem = q->mf.p;
+    if (q->size && cal_mapfile_open(&q->mf, path, merr, sizeof merr)) {
+        if (q->mf.len == q->size) q->mem = q->mf.p;
+        else cal_mapfile_close(&q->mf); /* it changed since fstat: read with pread, and not kept mapped */
+    }
     if (guarded_open(q, column) < 0) { cal_pq_close(q); return NULL; }
     return q;
 }
@@ -774,7 +788,11 @@ static int next_level(cal_pq *q, cal_pq_level *lv) {
             free_chunk(q);
             q->rg++;
         }
-        if (q->rg >= q->nchunks) return 0;
+        if (q->rg >= q->nchunks) {
+            uint64_t now = shrunk_to(q); /* zeros read as values: said, not handed on in silence */
+            if (now != UINT64_MAX) fail_at(q, now, "the file shrank");
+            return 0;
+        }
         pq_chunk *c = &q->chunks[q->rg];
         q->chunk_rows = 0;
         if ((uint64_t)c->size > PQ_MAX_ALLOC) fail_at(q, (uint64_t)c->start, "column chunk too large");

@@ -338,6 +338,9 @@ static void refill(cal_insrc *s) {
             }
         }
     }
+    /* Appending (cal_insrc_peek) is for the reader's own buffer, before a thread:
+     * with one, this thread would decode beside it, into its buffer. */
+    if (s->threaded || s->stopped) return;
     if (!s->eof && s->len < s->cap) decode(s, s->out, &s->len, s->cap);
     s->fills++;
 }
@@ -427,7 +430,10 @@ uint64_t cal_insrc_raw_digest(cal_insrc *s, uint64_t *bytes) {
 }
 
 size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n) {
-    while (s->len - s->pos < n && !s->eof) {
+    /* Once a decompression thread runs (from the third refill; the peeks come
+     * at a source's start) the unread bytes of its buffer are all a peek sees:
+     * refill appends nothing then, and s->eof is the thread's to write. */
+    while (s->len - s->pos < n && !s->threaded && !s->stopped && !s->eof) {
         size_t had = s->len;
         refill(s);
         if (s->len == had && s->eof) break;

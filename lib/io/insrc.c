@@ -56,6 +56,7 @@ struct cal_insrc {
     unsigned fills;            /* refills in this thread (a thread starts at the third: not for small inputs) */
     /* the decompression thread (see producer) */
     int threaded, stopped;
+    int decided;               /* whether to start the thread was asked (idle_cpu reads /sys and the load once) */
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -68,6 +69,7 @@ struct cal_insrc {
     } slots[NSLOT_MAX];
     unsigned head, tail;       /* the reader's next slot; the thread's next slot */
     int held, taken_last, stop;
+    islot *failed;             /* handed out, and its error said at the next take_next */
     jmp_buf pjb;               /* the thread's way out of fail() */
     uint64_t base;             /* decompressed offset of out[0] */
     int eof;
@@ -232,8 +234,14 @@ static void *producer(void *arg) {
         if (stop) break;
         islot *sl = &s->slots[s->tail];
         sl->len = 0, sl->err = 0;
+        /* Decoded as without the thread: each call with OUT_CAP bytes of room, and a
+         * failing call's bytes left out, so the same bytes come before an error. */
         if (!setjmp(s->pjb))
-            while (sl->len < SLOT_CAP && !s->eof) decode(s, sl->buf, &sl->len, SLOT_CAP);
+            while (sl->len <= SLOT_CAP - OUT_CAP && !s->eof) {
+                size_t n = sl->len;
+                decode(s, sl->buf, &n, sl->len + OUT_CAP);
+                sl->len = n;
+            }
         pthread_mutex_lock(&s->mu);
         sl->last = s->eof || sl->err;
         sl->full = 1;
@@ -270,6 +278,7 @@ static void take_next(cal_insrc *s) {
     if (s->taken_last) {
         pthread_mutex_unlock(&s->mu);
         s->out = s->own_out, s->len = 0;
+        if (s->failed) fail(s, s->failed->err_off, "%s", s->failed->msg); /* the thread has ended: the slot stays */
         return;
     }
     while (!s->slots[s->head].full) pthread_cond_wait(&s->cv, &s->mu);
@@ -278,7 +287,9 @@ static void take_next(cal_insrc *s) {
     s->head = (s->head + 1) % NSLOT;
     s->held = 1;
     s->taken_last = sl->last;
-    if (sl->err) fail(s, sl->err_off, "%s", sl->msg);
+    /* The bytes decoded before an error first, as without the thread; then the error. */
+    if (sl->err && !sl->len) fail(s, sl->err_off, "%s", sl->msg);
+    if (sl->err) s->failed = sl;
     s->out = sl->buf, s->len = sl->len;
 }
 
@@ -319,12 +330,17 @@ static void refill(cal_insrc *s) {
             else take_next(s);
             return;
         }
-        if (s->fills >= 2 && !s->eof && s->fd >= 0 && s->codec != C_NONE && !s->on_error && idle_cpu() &&
-            start_thread(s)) {
-            take_next(s);
-            return;
+        if (!s->decided && s->fills >= 2 && !s->eof) { /* once, where two buffers did not hold it all */
+            s->decided = 1;
+            if (s->fd >= 0 && s->codec != C_NONE && !s->on_error && idle_cpu() && start_thread(s)) {
+                take_next(s);
+                return;
+            }
         }
     }
+    /* Appending (cal_insrc_peek) is for the reader's own buffer, before a thread:
+     * with one, this thread would decode beside it, into its buffer. */
+    if (s->threaded || s->stopped) return;
     if (!s->eof && s->len < s->cap) decode(s, s->out, &s->len, s->cap);
     s->fills++;
 }
@@ -414,7 +430,10 @@ uint64_t cal_insrc_raw_digest(cal_insrc *s, uint64_t *bytes) {
 }
 
 size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n) {
-    while (s->len - s->pos < n && !s->eof) {
+    /* Once a decompression thread runs (from the third refill; the peeks come
+     * at a source's start) the unread bytes of its buffer are all a peek sees:
+     * refill appends nothing then, and s->eof is the thread's to write. */
+    while (s->len - s->pos < n && !s->threaded && !s->stopped && !s->eof) {
         size_t had = s->len;
         refill(s);
         if (s->len == had && s->eof) break;

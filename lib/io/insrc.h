@@ -31,7 +31,8 @@ void cal_insrc_hash_raw(cal_insrc *s);
  * Nothing more is read after it (a decompression thread is ended). */
 uint64_t cal_insrc_raw_digest(cal_insrc *s, uint64_t *bytes);
 /* Up to n of the first decompressed bytes without consuming them (n <= 4096);
- * returns how many are available. Only before the first read. */
+ * returns how many are available. Only before the first read (later, once a
+ * decompression thread runs, it sees only the unread bytes of its buffer). */
 size_t cal_insrc_peek(cal_insrc *s, const uint8_t **p, size_t n);
 /* Next chunk of decompressed bytes: pointer and length, 0 at the end. */
 size_t cal_insrc_chunk(cal_insrc *s, const uint8_t **p);

@@ -18,6 +18,7 @@
 #include <zstd.h>
 
 #include "base/err.h"
+#include "base/num.h"
 #include "base/oshint.h"
 #include "io/mapfile.h"
 #include "io/parquet_internal.h"
@@ -94,11 +95,22 @@ struct cal_pq {
     size_t zret;       /* the last ZSTD_decompressStream hint (0: a frame ended) */
 };
 
+/* The size of the mapped file when it is now shorter than mapped, else
+ * UINT64_MAX. The rest of its last page then reads as zeros (pages past it
+ * fault, and mapguard says so): what fails there is not the data. */
+static uint64_t shrunk_to(const cal_pq *q) {
+    struct stat sb;
+    if (!q->mf.map || q->mem != q->mf.p || fstat(q->fd, &sb) != 0 || (uint64_t)sb.st_size >= q->size) return UINT64_MAX;
+    return (uint64_t)sb.st_size;
+}
+
 static CAL_NORETURN void fail_at(cal_pq *q, uint64_t off, const char *fmt, ...) CAL_PRINTF(3, 4);
 static void fail_at(cal_pq *q, uint64_t off, const char *fmt, ...) {
     int k = snprintf(q->err, q->errlen, "byte %llu: ", (unsigned long long)off);
     if (k < 0) k = 0;
-    if ((size_t)k < q->errlen) {
+    if ((size_t)k < q->errlen && shrunk_to(q) != UINT64_MAX) /* as mapguard says it */
+        snprintf(q->err + k, q->errlen - (size_t)k, "the file shrank while it was read (it changed under the program)");
+    else if ((size_t)k < q->errlen) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(q->err + k, q->errlen - (size_t)k, fmt, ap);
@@ -336,7 +348,7 @@ static void open_common(cal_pq *q, const char *column) {
     read_at(q, q->size - 8, 8, tail);
     if (memcmp(head, "PAR1", 4) != 0) fail_at(q, 0, "not a Parquet file (bad magic)");
     if (memcmp(tail + 4, "PAR1", 4) != 0) fail_at(q, q->size - 4, "bad Parquet footer magic (truncated file?)");
-    uint64_t flen = (uint64_t)tail[0] | (uint64_t)tail[1] << 8 | (uint64_t)tail[2] << 16 | (uint64_t)tail[3] << 24;
+    uint64_t flen = cal_ld32(tail);
     if (flen > q->size - 12) fail_at(q, q->size - 8, "footer length %llu larger than the file", (unsigned long long)flen);
     uint64_t foff = q->size - 8 - flen;
     q->footer = malloc(flen ? flen : 1);
@@ -390,7 +402,10 @@ cal_pq *cal_pq_open(const char *path, const char *column, char *err, size_t errl
      * fresh memory: 13% of cal-read's CPU on bench/read.sh in the kernel);
      * a file that cannot be mapped is read with pread */
     char merr[64];
-    if (q->size && cal_mapfile_open(&q->mf, path, merr, sizeof merr) && q->mf.len == q->size) q->mem = q->mf.p;
+    if (q->size && cal_mapfile_open(&q->mf, path, merr, sizeof merr)) {
+        if (q->mf.len == q->size) q->mem = q->mf.p;
+        else cal_mapfile_close(&q->mf); /* it changed since fstat: read with pread, and not kept mapped */
+    }
     if (guarded_open(q, column) < 0) { cal_pq_close(q); return NULL; }
     return q;
 }
@@ -499,7 +514,7 @@ static void win_finish(cal_pq *q) {
 /* The next PLAIN value of a streamed page. */
 static void win_value(cal_pq *q, cal_pq_level *lv) {
     const uint8_t *b = win_need(q, 4, q->page_off, "truncated PLAIN value");
-    uint32_t len = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    uint32_t len = cal_ld32(b);
     q->wbeg += 4;
     lv->p = win_need(q, len, q->page_off, "PLAIN value longer than its page"), lv->n = len;
     q->wbeg += len;
@@ -509,7 +524,7 @@ static void win_value(cal_pq *q, cal_pq_level *lv) {
 static void plain_values(cal_pq *q, pq_span *s, pq_val *out, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (s->end - s->p < 4) fail_at(q, s->off, "truncated PLAIN value");
-        uint32_t len = (uint32_t)s->p[0] | (uint32_t)s->p[1] << 8 | (uint32_t)s->p[2] << 16 | (uint32_t)s->p[3] << 24;
+        uint32_t len = cal_ld32(s->p);
         s->p += 4;
         if (len > (size_t)(s->end - s->p)) fail_at(q, s->off, "PLAIN value longer than its page");
         out[i].p = s->p, out[i].n = len;
@@ -594,7 +609,7 @@ static void levels(cal_pq *q, pq_span *s, const uint8_t *v2, size_t v2len, int m
         ls.p = v2, ls.end = v2 + v2len;
     } else {
         if (s->end - s->p < 4) fail_at(q, s->off, "truncated %s levels", what);
-        uint32_t dl = (uint32_t)s->p[0] | (uint32_t)s->p[1] << 8 | (uint32_t)s->p[2] << 16 | (uint32_t)s->p[3] << 24;
+        uint32_t dl = cal_ld32(s->p);
         if (dl > (size_t)(s->end - s->p) - 4) fail_at(q, s->off, "%s levels longer than the page", what);
         ls.p = s->p + 4, ls.end = s->p + 4 + dl;
         s->p += 4 + dl;
@@ -681,7 +696,7 @@ static int next_page(cal_pq *q) {
             if (type == PAGE_DATA_V2) lv = body;
             else if (q->max_def > 0) { /* v1: the definition levels (4-byte length + bytes) lead the page */
                 const uint8_t *b = win_need(q, 4, hoff, "truncated definition levels");
-                uint32_t dl = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+                uint32_t dl = cal_ld32(b);
                 if ((uint64_t)dl > q->wwant) fail_at(q, hoff, "definition levels longer than the page");
                 s.p = win_need(q, 4 + (size_t)dl, hoff, "definition levels longer than the page");
                 s.end = s.p + 4 + dl;
@@ -774,7 +789,11 @@ static int next_level(cal_pq *q, cal_pq_level *lv) {
             free_chunk(q);
             q->rg++;
         }
-        if (q->rg >= q->nchunks) return 0;
+        if (q->rg >= q->nchunks) {
+            uint64_t now = shrunk_to(q); /* zeros read as values: said, not handed on in silence */
+            if (now != UINT64_MAX) fail_at(q, now, "the file shrank");
+            return 0;
+        }
         pq_chunk *c = &q->chunks[q->rg];
         q->chunk_rows = 0;
         if ((uint64_t)c->size > PQ_MAX_ALLOC) fail_at(q, (uint64_t)c->start, "column chunk too large");

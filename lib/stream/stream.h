@@ -314,7 +314,8 @@ void cal_write_raw_lent(cal_writer *w, const cal_rec *rec);
 /* The same for a record whose bytes stay valid until the writer is closed
  * (a mapped file's): the writer keeps a reference, and records that are not
  * next to each other in memory still go out together, by writev(2) (cal-blend:
- * records of two files, one copy less). */
+ * records of two files, one copy less). They go out once a MiB of them is
+ * held (output flows; memory stays bounded), or before anything else. */
 void cal_write_raw_kept(cal_writer *w, const cal_rec *rec);
 /* Records of r that are written lent (cal_write_raw_lent) go out from r's
  * input without a copy where the kernel allows it (base/relay.h: tee and

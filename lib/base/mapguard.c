@@ -5,8 +5,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -82,4 +84,22 @@ void cal_map_unguard(void *addr) {
             break;
         }
     pthread_mutex_unlock(&mu);
+}
+
+int cal_map_shrank(const void *p, size_t n, char *path, size_t pathlen, uint64_t *off) {
+    const char *a = p;
+    int found = 0;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < MAX_MAPS && !found; i++) {
+        char *m = maps[i].addr;
+        if (!m || !n || a >= m + maps[i].len || a + n <= m) continue;
+        uint64_t lo = (uint64_t)((a > m ? a : m) - m), hi = (uint64_t)((a + n < m + maps[i].len ? a + n : m + maps[i].len) - m);
+        struct stat st;
+        if (stat(maps[i].path, &st) || (uint64_t)st.st_size >= hi) continue;
+        *off = (uint64_t)st.st_size > lo ? (uint64_t)st.st_size : lo;
+        if (path) snprintf(path, pathlen, "%s", maps[i].path);
+        found = 1;
+    }
+    pthread_mutex_unlock(&mu);
+    return found;
 }

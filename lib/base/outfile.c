@@ -25,6 +25,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/mapguard.h"
 #include "base/oshint.h"
 
 #define MAX_TEMPS 32
@@ -162,6 +163,10 @@ void cal__write_all(int fd, const void *p, size_t n, const char *name) {
                 _exit(0); /* downstream closed (| head): quiet success */
             }
             if (errno == EFBIG) cal_die("%s: write error: the file size limit is reached (ulimit -f; SIGXFSZ)", name);
+            char from[1024];
+            uint64_t off;
+            if (errno == EFAULT && cal_map_shrank(c, n, from, sizeof from, &off)) /* the input's fault, not name's */
+                cal_die_at(from, off, "the file shrank while it was read (it changed under the program)");
             cal_die("%s: write error: %s", name, strerror(errno));
         }
         c += k;

@@ -48,8 +48,12 @@ ssize_t cal_relay_read(cal_relay *rl, void *buf, size_t n);
 /* Sends the n bytes at stream offset off to out_fd; copy holds the same
  * bytes, as read. Offsets increase from call to call, and never reach
  * beyond what was read. Bytes between two sends (or before the first) are
- * never sent. name: the output in error messages. */
-void cal_relay_send(cal_relay *rl, uint64_t off, const void *copy, size_t n, const char *name);
+ * never sent. name: the output in error messages. Returns 0, or, when the
+ * input is a file that now ends before off + n (it shrank since it was
+ * read), the count of the range's last bytes not sent: the caller writes
+ * them from its copy, or (a copy mapped from that file, now gone) says the
+ * file shrank; the output is not to blame. */
+size_t cal_relay_send(cal_relay *rl, uint64_t off, const void *copy, size_t n, const char *name);
 /* Bytes sent without a copy so far (for tests and -v). */
 uint64_t cal_relay_spliced(const cal_relay *rl);
 void cal_relay_free(cal_relay *rl);

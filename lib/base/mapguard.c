@@ -24,6 +24,8 @@ static struct {
     char *path;
 } maps[MAX_MAPS];
 
+static struct sigaction prev; /* SIGBUS's action before ours */
+
 static void put(const char *s) {
     ssize_t k = write(2, s, strlen(s));
     (void)k;
@@ -46,8 +48,28 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx) {
         cal__remove_temps();
         _exit(1);
     }
-    signal(sig, SIG_DFL); /* not one of ours: the crash it would have been */
+    /* Not one of ours: the action there was before (base/outfile's: its
+     * temp files removed), else the crash it would have been. */
+    if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction) {
+        prev.sa_sigaction(sig, si, ctx);
+        return;
+    }
+    if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+        prev.sa_handler(sig);
+        return;
+    }
+    signal(sig, SIG_DFL);
+    if (si->si_code > 0) return; /* the kernel's fault: runs again, under the default action */
     raise(sig);
+}
+
+int cal_map_guarded(const void *addr) {
+    const char *a = addr;
+    for (int i = 0; i < MAX_MAPS; i++) {
+        char *m = maps[i].addr;
+        if (m && a >= m && a < m + maps[i].len) return 1;
+    }
+    return 0;
 }
 
 /* Guards and unguards come from several threads (cal-blend's readers). */
@@ -62,7 +84,7 @@ void cal_map_guard(void *addr, size_t len, const char *path) {
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_sigbus;
         sa.sa_flags = SA_SIGINFO;
-        sigaction(SIGBUS, &sa, NULL);
+        sigaction(SIGBUS, &sa, &prev);
     }
     for (int i = 0; i < MAX_MAPS; i++)
         if (!maps[i].addr) {

@@ -17,12 +17,17 @@
 #include <stdint.h>
 
 /* Registers [addr, addr+len) as a mapping of path from its byte 0 (up to
- * 64 at once; more are left unguarded). The first call installs the SIGBUS
- * handler: "PROG: PATH: byte OFF: the file shrank while it was read (it
- * changed under the program)", the temp outputs removed, exit 1. */
+ * 64 at once; more are left unguarded). The first call installs the
+ * SIGBUS handler: "PROG: PATH: byte OFF: the file shrank while it was read
+ * (it changed under the program)", the temp outputs removed, exit 1; a
+ * SIGBUS at an address it does not guard goes on to the action there was
+ * before (base/outfile's, or the default crash). */
 void cal_map_guard(void *addr, size_t len, const char *path);
 /* Forgets the mapping at addr (before it is unmapped). */
 void cal_map_unguard(void *addr);
+/* 1 when addr lies in a guarded mapping (async-signal-safe: for SIGBUS
+ * handlers that leave such faults to this one). */
+int cal_map_guarded(const void *addr);
 /* 1 when some of [p, p+n) lies in a guarded mapping whose file is now
  * shorter than that part's end (it was cut after it was mapped): path
  * (pathlen bytes, may be NULL) names the file, *off is the first byte of

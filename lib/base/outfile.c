@@ -6,7 +6,8 @@
  * SIGALRM, SIGUSR1/2, ..., and the faults SIGSEGV, SIGBUS, SIGFPE, SIGILL,
  * SIGABRT) first removes the temp files and says on stderr what ended the
  * program, then ends it as the signal would (a fault goes on to the handler
- * there was before, AddressSanitizer's in SANITIZE builds). SIGXFSZ (a write
+ * there was before, AddressSanitizer's in SANITIZE builds; a SIGBUS in a
+ * mapped input goes to base/mapguard, whose one line says it). SIGXFSZ (a write
  * past ulimit -f) is caught wherever the program writes: the write then
  * fails with EFBIG, and the error path says so and removes the temp files. */
 #include <errno.h>
@@ -76,6 +77,12 @@ static void on_signal(int sig, siginfo_t *info, void *uctx) {
     (void)uctx;
     size_t i = 0;
     while (i < NFATAL && fatal[i].sig != sig) i++;
+    if (sig == SIGBUS && info && info->si_code > 0 && i < NFATAL && cal_map_guarded(info->si_addr)) {
+        /* a mapped input cut short: base/mapguard's handler (installed
+         * before ours) says so in its one line and removes the temps */
+        sigaction(sig, &before[i], NULL);
+        return;
+    }
     if (!handling) {
         handling = 1;
         char line[1024];

@@ -16,8 +16,10 @@
 
 /* The live mappings, for the SIGBUS handler: a page of a mapped file that
  * was cut short after it was mapped faults with SIGBUS, which would end
- * the program with a crash and no word about which file. */
-#define MAX_MAPS 64
+ * the program with a crash and no word about which file. A fixed table (the
+ * handler may not lock or allocate), large enough for cal-blend's one
+ * mapping per input file (64 left a blend of more inputs unguarded). */
+#define MAX_MAPS 4096
 static struct {
     char *volatile addr; /* NULL: a free slot */
     size_t len;

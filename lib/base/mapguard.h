@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 /* Registers [addr, addr+len) as a mapping of path from its byte 0 (up to
- * 64 at once; more are left unguarded). The first call installs the
+ * 4096 at once; more are left unguarded). The first call installs the
  * SIGBUS handler: "PROG: PATH: byte OFF: the file shrank while it was read
  * (it changed under the program)", the temp outputs removed, exit 1; a
  * SIGBUS at an address it does not guard goes on to the action there was

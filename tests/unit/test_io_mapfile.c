@@ -5,7 +5,8 @@
  * of mapping the input and making the temp output (whichever handler comes
  * first): a cut mapped file is that one line alone (not outfile's "crashed"
  * line too), and a fault outside a guarded mapping still removes the temp
- * output and says so. */
+ * output and says so. The 100th of 100 mapped files (cal-blend maps one
+ * per input) is guarded too. */
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -105,6 +106,24 @@ static void ordered(const char *dir) {
     _exit(5);
 }
 
+/* 100 files mapped at once; the last one cut and read past its end. */
+static void many(const char *dir) {
+    char path[512], err[600];
+    cal_mapfile m[100];
+    for (int i = 0; i < 100; i++) {
+        snprintf(path, sizeof path, "%s/m%d.bin", dir, i);
+        FILE *f = fopen(path, "wb");
+        for (int j = 0; j < 3 * 4096; j++) fputc('x', f);
+        fclose(f);
+        if (!cal_mapfile_open(&m[i], path, err, sizeof err)) _exit(3);
+    }
+    if (truncate(path, 4096)) _exit(4);
+    volatile const char *b = m[99].p;
+    char c = b[2 * 4096 + 5];
+    (void)c;
+    _exit(5);
+}
+
 static int temp_left(const char *dir) {
     DIR *dd = opendir(dir);
     int left = 0;
@@ -153,7 +172,16 @@ int main(void) {
               "%s, a fault outside the mapping: a crash, said, the temp removed (status %#x: %s)", order, st, msg);
     }
 
+    st = in_child(many, dir, msg, sizeof msg);
+    snprintf(want, sizeof want, "test_io_mapfile: %s/m99.bin: byte 8197: the file shrank while it was read", dir);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && strncmp(msg, want, strlen(want)) == 0,
+          "the 100th of 100 mapped files cut: exit 1, its line (status %#x: %s)", st, msg);
+
     char path[600];
+    for (int i = 0; i < 100; i++) {
+        snprintf(path, sizeof path, "%s/m%d.bin", dir, i);
+        unlink(path);
+    }
     snprintf(path, sizeof path, "%s/in.bin", dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/other.bin", dir);

@@ -16,11 +16,15 @@
  *   anything else (output a regular file or /dev/null, input a socket):
  *     no relay (cal_relay_new gives NULL) and the caller writes its copy.
  *
- * The bytes sent are the bytes the caller read and verified: a pipe's pages
- * are never changed once written (a later write may only fill a page's
- * unused tail, beyond what was teed), and a file's pages hold what was read
- * unless the file is rewritten while it is read. Nothing goes out before
- * the caller has checked it. vmsplice(2) of the caller's own buffer would
+ * The bytes sent are the bytes the caller read and verified: pages a
+ * process wrote into the pipe are never changed once written (a later
+ * write may only fill a page's unused tail, beyond what was teed), and a
+ * file's pages hold what was read unless the file is rewritten while it is
+ * read. The same caveat holds for a pipe whose writer spliced a file's
+ * page-cache pages into it (cal-cat --pass F | cal-cat --pass): those pages
+ * are the file's, and a rewrite of F while they travel changes what this
+ * relay sends after the caller verified it. Nothing goes out before the
+ * caller has checked it. vmsplice(2) of the caller's own buffer would
  * save the same copy, but the pipe (and any pipe or socket the reader
  * splices them on to) would then hold pages the caller reuses: not used.
  *

@@ -191,6 +191,7 @@ static void *reader_main(void *arg) {
     if (strcmp(q->path, "-") && cal_mapfile_open(&q->map, q->path, err, sizeof err)) {
         q->mapped = 1;
         r = cal_reader_mem(q->map.p, q->map.len, q->path);
+        cal_reader_mem_trim(r); /* its records go out within a few MiB: the pages behind can go */
     } else if (!(r = cal_reader_open_soft(q->path, err, sizeof err))) {
         fail(q, err);
         return NULL;

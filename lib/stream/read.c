@@ -52,7 +52,8 @@ struct cal_reader {
     void *refill_ctx;
     cal_relay *relay;      /* cal_reader_relay: reads that keep the bytes for a send */
     int mapped;            /* buf is the whole file, mapped (MAP_MIN) */
-    size_t trimmed;        /* mapped: bytes before this were let go */
+    int trim;              /* buf is a file mapping: pages behind may be let go (mapped, cal_reader_mem_trim) */
+    size_t trimmed;        /* trim: bytes before this were let go */
 };
 
 static void reader_init(cal_reader *r, const char *name) {
@@ -304,7 +305,7 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         rec->offset = off;
         r->pos += total;
         r->seg_records++;
-        if (r->mapped && r->pos - r->trimmed >= 2 * MAP_TRIM) { /* keep the last MAP_TRIM: records lent */
+        if (r->trim && r->pos - r->trimmed >= 2 * MAP_TRIM) { /* keep the last MAP_TRIM: records lent */
             size_t to = (r->pos - MAP_TRIM) & ~(size_t)((1u << 21) - 1);
             madvise(r->buf + r->trimmed, to - r->trimmed, MADV_DONTNEED);
             r->trimmed = to;
@@ -351,7 +352,7 @@ static int map_input(cal_reader *r) {
     r->buf = m;
     r->cap = r->end = n;
     r->eof = 1;
-    r->mapped = 1;
+    r->mapped = r->trim = 1;
     return 1;
 }
 
@@ -408,6 +409,8 @@ cal_reader *cal_reader_mem(const void *p, size_t n, const char *name) {
     r->end = r->cap = n;
     return r; /* header read lazily by cal_read_soft so the fuzzer never dies */
 }
+
+void cal_reader_mem_trim(cal_reader *r) { r->trim = 1; }
 
 /* A mapped input (ours, or a memory reader's mapping: cal-blend's) that
  * reads as bad may have been cut short under us: the part of its last page

@@ -82,6 +82,8 @@ void cal_map_guard(void *addr, size_t len, const char *path) {
     pthread_mutex_lock(&mu);
     if (!installed) {
         installed = 1;
+        cal__map_guarded = cal_map_guarded; /* outfile's handler and writes ask */
+        cal__map_shrank = cal_map_shrank;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_sigbus;

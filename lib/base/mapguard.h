@@ -7,7 +7,7 @@
  * cal-stream file) registers its mappings here; the handler finds the
  * mapping that faulted. The same cut shows in two other ways, also said
  * by the same line: write(2) from such a page fails with EFAULT
- * (base/outfile's cal__write_all asks cal_map_shrank), and the part of the
+ * (base/outfile's cal__write_all asks cal_map_shrank, through a hook), and the part of the
  * last page past the new end reads as zeros (a reader that finds its
  * mapped input bad asks cal_map_shrank before it blames the data). */
 #ifndef CAL_BASE_MAPGUARD_H

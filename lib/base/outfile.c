@@ -26,8 +26,10 @@
 
 #include "base/buf.h"
 #include "base/err.h"
-#include "base/mapguard.h"
 #include "base/oshint.h"
+
+int (*cal__map_guarded)(const void *addr);
+int (*cal__map_shrank)(const void *p, size_t n, char *path, size_t pathlen, uint64_t *off);
 
 #define MAX_TEMPS 32
 static char *temps[MAX_TEMPS];
@@ -77,7 +79,7 @@ static void on_signal(int sig, siginfo_t *info, void *uctx) {
     (void)uctx;
     size_t i = 0;
     while (i < NFATAL && fatal[i].sig != sig) i++;
-    if (sig == SIGBUS && info && info->si_code > 0 && i < NFATAL && cal_map_guarded(info->si_addr)) {
+    if (sig == SIGBUS && info && info->si_code > 0 && i < NFATAL && cal__map_guarded && cal__map_guarded(info->si_addr)) {
         /* a mapped input cut short: base/mapguard's handler (installed
          * before ours) says so in its one line and removes the temps */
         sigaction(sig, &before[i], NULL);
@@ -172,7 +174,7 @@ void cal__write_all(int fd, const void *p, size_t n, const char *name) {
             if (errno == EFBIG) cal_die("%s: write error: the file size limit is reached (ulimit -f; SIGXFSZ)", name);
             char from[1024];
             uint64_t off;
-            if (errno == EFAULT && cal_map_shrank(c, n, from, sizeof from, &off)) /* the input's fault, not name's */
+            if (errno == EFAULT && cal__map_shrank && cal__map_shrank(c, n, from, sizeof from, &off)) /* the input's fault, not name's */
                 cal_die_at(from, off, "the file shrank while it was read (it changed under the program)");
             cal_die("%s: write error: %s", name, strerror(errno));
         }

@@ -144,12 +144,7 @@ int main(void) {
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "cut short: exit 1 (status %#x)", st);
     CHECK(strncmp(msg, want, strlen(want)) == 0 && strchr(msg, '\n') == msg + strlen(msg) - 1,
           "one line naming the file and byte: %s", msg);
-    DIR *dd = opendir(dir);
-    int left = 0;
-    struct dirent *e;
-    while (dd && (e = readdir(dd)))
-        if (strncmp(e->d_name, "out.st", 6) == 0) left++;
-    if (dd) closedir(dd);
+    int left = temp_left(dir);
     CHECK(left == 0, "the temp output is removed, no out.st made (%d left)", left);
 
     st = in_child(stray, dir, msg, sizeof msg);

@@ -5,8 +5,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -14,13 +16,17 @@
 
 /* The live mappings, for the SIGBUS handler: a page of a mapped file that
  * was cut short after it was mapped faults with SIGBUS, which would end
- * the program with a crash and no word about which file. */
-#define MAX_MAPS 64
+ * the program with a crash and no word about which file. A fixed table (the
+ * handler may not lock or allocate), large enough for cal-blend's one
+ * mapping per input file (64 left a blend of more inputs unguarded). */
+#define MAX_MAPS 4096
 static struct {
     char *volatile addr; /* NULL: a free slot */
     size_t len;
     char *path;
 } maps[MAX_MAPS];
+
+static struct sigaction prev; /* SIGBUS's action before ours */
 
 static void put(const char *s) {
     ssize_t k = write(2, s, strlen(s));
@@ -44,8 +50,28 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx) {
         cal__remove_temps();
         _exit(1);
     }
-    signal(sig, SIG_DFL); /* not one of ours: the crash it would have been */
+    /* Not one of ours: the action there was before (base/outfile's: its
+     * temp files removed), else the crash it would have been. */
+    if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction) {
+        prev.sa_sigaction(sig, si, ctx);
+        return;
+    }
+    if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+        prev.sa_handler(sig);
+        return;
+    }
+    signal(sig, SIG_DFL);
+    if (si->si_code > 0) return; /* the kernel's fault: runs again, under the default action */
     raise(sig);
+}
+
+int cal_map_guarded(const void *addr) {
+    const char *a = addr;
+    for (int i = 0; i < MAX_MAPS; i++) {
+        char *m = maps[i].addr;
+        if (m && a >= m && a < m + maps[i].len) return 1;
+    }
+    return 0;
 }
 
 /* Guards and unguards come from several threads (cal-blend's readers). */
@@ -56,11 +82,13 @@ void cal_map_guard(void *addr, size_t len, const char *path) {
     pthread_mutex_lock(&mu);
     if (!installed) {
         installed = 1;
+        cal__map_guarded = cal_map_guarded; /* outfile's handler and writes ask */
+        cal__map_shrank = cal_map_shrank;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_sigbus;
         sa.sa_flags = SA_SIGINFO;
-        sigaction(SIGBUS, &sa, NULL);
+        sigaction(SIGBUS, &sa, &prev);
     }
     for (int i = 0; i < MAX_MAPS; i++)
         if (!maps[i].addr) {
@@ -82,4 +110,22 @@ void cal_map_unguard(void *addr) {
             break;
         }
     pthread_mutex_unlock(&mu);
+}
+
+int cal_map_shrank(const void *p, size_t n, char *path, size_t pathlen, uint64_t *off) {
+    const char *a = p;
+    int found = 0;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < MAX_MAPS && !found; i++) {
+        char *m = maps[i].addr;
+        if (!m || !n || a >= m + maps[i].len || a + n <= m) continue;
+        uint64_t lo = (uint64_t)((a > m ? a : m) - m), hi = (uint64_t)((a + n < m + maps[i].len ? a + n : m + maps[i].len) - m);
+        struct stat st;
+        if (stat(maps[i].path, &st) || (uint64_t)st.st_size >= hi) continue;
+        *off = (uint64_t)st.st_size > lo ? (uint64_t)st.st_size : lo;
+        if (path) snprintf(path, pathlen, "%s", maps[i].path);
+        found = 1;
+    }
+    pthread_mutex_unlock(&mu);
+    return found;
 }

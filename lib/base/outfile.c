@@ -6,7 +6,8 @@
  * SIGALRM, SIGUSR1/2, ..., and the faults SIGSEGV, SIGBUS, SIGFPE, SIGILL,
  * SIGABRT) first removes the temp files and says on stderr what ended the
  * program, then ends it as the signal would (a fault goes on to the handler
- * there was before, AddressSanitizer's in SANITIZE builds). SIGXFSZ (a write
+ * there was before, AddressSanitizer's in SANITIZE builds; a SIGBUS in a
+ * mapped input goes to base/mapguard, whose one line says it). SIGXFSZ (a write
  * past ulimit -f) is caught wherever the program writes: the write then
  * fails with EFBIG, and the error path says so and removes the temp files. */
 #include <errno.h>
@@ -26,6 +27,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/oshint.h"
+
+int (*cal__map_guarded)(const void *addr);
+int (*cal__map_shrank)(const void *p, size_t n, char *path, size_t pathlen, uint64_t *off);
 
 #define MAX_TEMPS 32
 static char *temps[MAX_TEMPS];
@@ -75,6 +79,12 @@ static void on_signal(int sig, siginfo_t *info, void *uctx) {
     (void)uctx;
     size_t i = 0;
     while (i < NFATAL && fatal[i].sig != sig) i++;
+    if (sig == SIGBUS && info && info->si_code > 0 && i < NFATAL && cal__map_guarded && cal__map_guarded(info->si_addr)) {
+        /* a mapped input cut short: base/mapguard's handler (installed
+         * before ours) says so in its one line and removes the temps */
+        sigaction(sig, &before[i], NULL);
+        return;
+    }
     if (!handling) {
         handling = 1;
         char line[1024];
@@ -162,6 +172,10 @@ void cal__write_all(int fd, const void *p, size_t n, const char *name) {
                 _exit(0); /* downstream closed (| head): quiet success */
             }
             if (errno == EFBIG) cal_die("%s: write error: the file size limit is reached (ulimit -f; SIGXFSZ)", name);
+            char from[1024];
+            uint64_t off;
+            if (errno == EFAULT && cal__map_shrank && cal__map_shrank(c, n, from, sizeof from, &off)) /* the input's fault, not name's */
+                cal_die_at(from, off, "the file shrank while it was read (it changed under the program)");
             cal_die("%s: write error: %s", name, strerror(errno));
         }
         c += k;

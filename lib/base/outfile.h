@@ -4,6 +4,7 @@
 #define CAL_BASE_OUTFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 
@@ -31,8 +32,15 @@ void cal__temp_unregister(const char *path);
 /* Removes the registered temp files now; async-signal-safe (for a signal
  * handler that ends the program with _exit). */
 void cal__remove_temps(void);
-/* write(2) all bytes; EPIPE on a pipe exits quietly with status 0. */
+/* write(2) all bytes; EPIPE on a pipe exits quietly with status 0; EFAULT
+ * from a mapped input cut short says that file shrank (cal__map_shrank). */
 void cal__write_all(int fd, const void *p, size_t n, const char *name);
+/* Set by base/mapguard when it guards its first mapping (hooks, so that
+ * this module does not depend on it): cal_map_guarded (async-signal-safe:
+ * the SIGBUS handler leaves faults in guarded mappings to mapguard's) and
+ * cal_map_shrank. NULL while nothing is mapped. */
+extern int (*cal__map_guarded)(const void *addr);
+extern int (*cal__map_shrank)(const void *p, size_t n, char *path, size_t pathlen, uint64_t *off);
 /* Opens PATH for writing: a new or regular file (also through a symlink,
  * which stays) as a temp file beside it (*tmp_out, registered for removal)
  * that cal__commit_out fsyncs and renames onto *final_out; a device, FIFO

@@ -144,7 +144,7 @@ ssize_t cal_relay_read(cal_relay *rl, void *buf, size_t n) {
     }
 }
 
-void cal_relay_send(cal_relay *rl, uint64_t off, const void *copy, size_t n, const char *name) {
+size_t cal_relay_send(cal_relay *rl, uint64_t off, const void *copy, size_t n, const char *name) {
     const char *c = copy;
 #if defined(__linux__) && defined(SPLICE_F_MOVE)
     if (rl->mode == R_TEE) {
@@ -170,7 +170,9 @@ void cal_relay_send(cal_relay *rl, uint64_t off, const void *copy, size_t n, con
         off_t at = rl->file0 + (off_t)off;
         ssize_t k = rl->out_sock ? sendfile(rl->out, rl->in, &at, n) : splice(rl->in, &at, rl->out, NULL, n, SPLICE_F_MOVE);
         if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) { /* the file shrank, or the output failed: write decides */
+        if (k == 0) /* the file ends before the range: it shrank since it was read; the caller's copy may be gone too */
+            return n;
+        if (k < 0) { /* the output failed: write decides */
             give_up(rl);
             break;
         }
@@ -179,6 +181,7 @@ void cal_relay_send(cal_relay *rl, uint64_t off, const void *copy, size_t n, con
     }
 #endif
     if (n) cal__write_all(rl->out, c, n, name);
+    return 0;
 }
 
 uint64_t cal_relay_spliced(const cal_relay *rl) { return rl ? rl->spliced : 0; }

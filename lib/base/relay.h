@@ -16,11 +16,15 @@
  *   anything else (output a regular file or /dev/null, input a socket):
  *     no relay (cal_relay_new gives NULL) and the caller writes its copy.
  *
- * The bytes sent are the bytes the caller read and verified: a pipe's pages
- * are never changed once written (a later write may only fill a page's
- * unused tail, beyond what was teed), and a file's pages hold what was read
- * unless the file is rewritten while it is read. Nothing goes out before
- * the caller has checked it. vmsplice(2) of the caller's own buffer would
+ * The bytes sent are the bytes the caller read and verified: pages a
+ * process wrote into the pipe are never changed once written (a later
+ * write may only fill a page's unused tail, beyond what was teed), and a
+ * file's pages hold what was read unless the file is rewritten while it is
+ * read. The same caveat holds for a pipe whose writer spliced a file's
+ * page-cache pages into it (cal-cat --pass F | cal-cat --pass): those pages
+ * are the file's, and a rewrite of F while they travel changes what this
+ * relay sends after the caller verified it. Nothing goes out before the
+ * caller has checked it. vmsplice(2) of the caller's own buffer would
  * save the same copy, but the pipe (and any pipe or socket the reader
  * splices them on to) would then hold pages the caller reuses: not used.
  *
@@ -48,8 +52,12 @@ ssize_t cal_relay_read(cal_relay *rl, void *buf, size_t n);
 /* Sends the n bytes at stream offset off to out_fd; copy holds the same
  * bytes, as read. Offsets increase from call to call, and never reach
  * beyond what was read. Bytes between two sends (or before the first) are
- * never sent. name: the output in error messages. */
-void cal_relay_send(cal_relay *rl, uint64_t off, const void *copy, size_t n, const char *name);
+ * never sent. name: the output in error messages. Returns 0, or, when the
+ * input is a file that now ends before off + n (it shrank since it was
+ * read), the count of the range's last bytes not sent: the caller writes
+ * them from its copy, or (a copy mapped from that file, now gone) says the
+ * file shrank; the output is not to blame. */
+size_t cal_relay_send(cal_relay *rl, uint64_t off, const void *copy, size_t n, const char *name);
 /* Bytes sent without a copy so far (for tests and -v). */
 uint64_t cal_relay_spliced(const cal_relay *rl);
 void cal_relay_free(cal_relay *rl);

@@ -27,6 +27,7 @@ typedef struct slab {
     struct slab *next;
     size_t cap, used; /* bytes of data[] */
     size_t pos;       /* the consumer's next record */
+    size_t weight;    /* bytes it stands for in the queue: used, plus the data of kept records */
     _Alignas(8) uint8_t data[];
 } slab;
 
@@ -113,7 +114,7 @@ static slab *get_slab(source *q, size_t need) {
         b->cap = cap;
     }
     b->next = NULL;
-    b->used = b->pos = 0;
+    b->used = b->pos = b->weight = 0;
     return b;
 }
 
@@ -149,7 +150,7 @@ static void flush(source *q) {
     if (q->tail) q->tail->next = q->cur;
     else q->head = q->cur;
     q->tail = q->cur;
-    q->qbytes += q->cur->used;
+    q->qbytes += q->cur->weight;
     pthread_cond_broadcast(&s->ready);
     pthread_mutex_unlock(&s->mu);
     q->cur = NULL, q->bread = 0;
@@ -165,9 +166,12 @@ static void push(source *q, const cal_source_rec *h, const uint8_t *data, int re
     *r = *h;
     if (!h->kept) memcpy(r->data, data, h->len);
     q->cur->used += need;
+    /* a kept record's data counts too: the queue limit bounds the mapped
+     * pages touched ahead of the consumer, not only the slabs */
+    q->cur->weight += need + (h->kept ? h->len : 0);
     q->bread += (uint64_t)read;
     size_t batch = q->limit / 4 < SLAB ? q->limit / 4 : SLAB;
-    if (q->cur->used >= batch) flush(q);
+    if (q->cur->weight >= batch) flush(q);
 }
 
 static int is_regular(const char *path) {
@@ -187,6 +191,7 @@ static void *reader_main(void *arg) {
     if (strcmp(q->path, "-") && cal_mapfile_open(&q->map, q->path, err, sizeof err)) {
         q->mapped = 1;
         r = cal_reader_mem(q->map.p, q->map.len, q->path);
+        cal_reader_mem_trim(r); /* its records go out within a few MiB: the pages behind can go */
     } else if (!(r = cal_reader_open_soft(q->path, err, sizeof err))) {
         fail(q, err);
         return NULL;

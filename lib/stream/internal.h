@@ -9,4 +9,8 @@
 int cal__meta_check(const cal_meta *m, char *err, size_t errlen);
 /* -1 when the metadata is over CAL_MAX_META serialized. */
 int cal__header_encode(const cal_meta *m, unsigned flags, cal_buf *out);
+/* writev(2) calls of the writer that failed and went on by write(2) (for
+ * tests: a writev given more than IOV_MAX parts fails with EINVAL, and the
+ * fallback would hide it). */
+extern uint64_t cal__writev_fallbacks;
 #endif

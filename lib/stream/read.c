@@ -52,7 +52,8 @@ struct cal_reader {
     void *refill_ctx;
     cal_relay *relay;      /* cal_reader_relay: reads that keep the bytes for a send */
     int mapped;            /* buf is the whole file, mapped (MAP_MIN) */
-    size_t trimmed;        /* mapped: bytes before this were let go */
+    int trim;              /* buf is a file mapping: pages behind may be let go (mapped, cal_reader_mem_trim) */
+    size_t trimmed;        /* trim: bytes before this were let go */
 };
 
 static void reader_init(cal_reader *r, const char *name) {
@@ -304,7 +305,7 @@ static int next_rec(cal_reader *r, cal_rec *rec, char *err, size_t errlen, uint6
         rec->offset = off;
         r->pos += total;
         r->seg_records++;
-        if (r->mapped && r->pos - r->trimmed >= 2 * MAP_TRIM) { /* keep the last MAP_TRIM: records lent */
+        if (r->trim && r->pos - r->trimmed >= 2 * MAP_TRIM) { /* keep the last MAP_TRIM: records lent */
             size_t to = (r->pos - MAP_TRIM) & ~(size_t)((1u << 21) - 1);
             madvise(r->buf + r->trimmed, to - r->trimmed, MADV_DONTNEED);
             r->trimmed = to;
@@ -351,7 +352,7 @@ static int map_input(cal_reader *r) {
     r->buf = m;
     r->cap = r->end = n;
     r->eof = 1;
-    r->mapped = 1;
+    r->mapped = r->trim = 1;
     return 1;
 }
 
@@ -409,12 +410,26 @@ cal_reader *cal_reader_mem(const void *p, size_t n, const char *name) {
     return r; /* header read lazily by cal_read_soft so the fuzzer never dies */
 }
 
+void cal_reader_mem_trim(cal_reader *r) { r->trim = 1; }
+
+/* A mapped input (ours, or a memory reader's mapping: cal-blend's) that
+ * reads as bad may have been cut short under us: the part of its last page
+ * past the new end reads as zeros. Then that is the error. */
+static void blame_shrink(cal_reader *r, char *err, size_t errlen, uint64_t *off) {
+    uint64_t at;
+    if ((r->mapped || r->fd < 0) && r->end && cal_map_shrank(r->buf, r->end, NULL, 0, &at)) {
+        snprintf(err, errlen, "the file shrank while it was read (it changed under the program)");
+        *off = at;
+    }
+}
+
 int cal_read_soft(cal_reader *r, cal_rec *rec, char *err, size_t errlen) {
     uint64_t off = 0;
     if (r->headers == 0 && read_header(r, &r->meta, err, errlen, &off)) goto fail;
     int rc = next_rec(r, rec, err, errlen, &off);
     if (rc >= 0) return rc;
 fail:;
+    blame_shrink(r, err, errlen, &off);
     /* Prefix the byte offset so soft errors read like hard ones. */
     char tmp[1200];
     snprintf(tmp, sizeof tmp, "%s: byte %llu: %s", r->name, (unsigned long long)off, err);
@@ -425,9 +440,10 @@ fail:;
 int cal_read(cal_reader *r, cal_rec *rec) {
     char err[1024];
     uint64_t off = 0;
-    if (r->headers == 0 && read_header(r, &r->meta, err, sizeof err, &off)) cal_die_at(r->name, off, "%s", err);
+    if (r->headers == 0 && read_header(r, &r->meta, err, sizeof err, &off))
+        blame_shrink(r, err, sizeof err, &off), cal_die_at(r->name, off, "%s", err);
     int rc = next_rec(r, rec, err, sizeof err, &off);
-    if (rc < 0) cal_die_at(r->name, off, "%s", err);
+    if (rc < 0) blame_shrink(r, err, sizeof err, &off), cal_die_at(r->name, off, "%s", err);
     return rc;
 }
 
@@ -442,8 +458,11 @@ void cal_reader_relay(cal_reader *r, int out_fd) {
 }
 
 void cal_reader_send(cal_reader *r, uint64_t off, const void *p, size_t n, int fd, const char *name) {
-    if (r->relay) cal_relay_send(r->relay, off, p, n, name);
-    else cal__write_all(fd, p, n, name);
+    size_t unsent = r->relay ? cal_relay_send(r->relay, off, p, n, name) : n;
+    if (unsent && r->relay && r->mapped) { /* p is the mapping: its pages past the new end are gone */
+        cal_die_at(r->name, off + n - unsent, "the file shrank while it was read (it changed under the program)");
+    }
+    if (unsent) cal__write_all(fd, (const uint8_t *)p + n - unsent, unsent, name);
 }
 
 uint64_t cal_reader_spliced(const cal_reader *r) { return cal_relay_spliced(r->relay); }

@@ -196,6 +196,12 @@ cal_reader *cal_reader_fdopen(int fd, const char *name);
  * its first header is read by the first cal_read/cal_read_soft, so its
  * metadata is valid only after that call. */
 cal_reader *cal_reader_mem(const void *p, size_t n, const char *name);
+/* A memory reader's memory is a read-only mapping of a file, from a page
+ * boundary: pages far behind the reader (16 MiB or more) are let go as for
+ * a file the reader maps itself (MADV_DONTNEED; a later touch reads them
+ * from the file again), so that the resident size does not grow with the
+ * file (cal-blend: 125 MB resident for a 120 MB input). */
+void cal_reader_mem_trim(cal_reader *r);
 /* Next record: 1, or 0 at a clean end of input. Every problem (truncation,
  * checksum, bad header, metadata conflict between concatenated streams, I/O
  * error) ends the program with "PROG: NAME: byte OFF: ..." and exit 1.
@@ -314,7 +320,8 @@ void cal_write_raw_lent(cal_writer *w, const cal_rec *rec);
 /* The same for a record whose bytes stay valid until the writer is closed
  * (a mapped file's): the writer keeps a reference, and records that are not
  * next to each other in memory still go out together, by writev(2) (cal-blend:
- * records of two files, one copy less). */
+ * records of two files, one copy less). They go out once a MiB of them is
+ * held (output flows; memory stays bounded), or before anything else. */
 void cal_write_raw_kept(cal_writer *w, const cal_rec *rec);
 /* Records of r that are written lent (cal_write_raw_lent) go out from r's
  * input without a copy where the kernel allows it (base/relay.h: tee and

@@ -20,7 +20,9 @@
 #include "stream/internal.h"
 
 #define WRITE_BUF (1u << 20)
-#define KEPT_MAX 1024 /* cal_write_raw_kept: references per writev (IOV_MAX on Linux) */
+/* cal_write_raw_kept: references per writev, with the buffer in front of
+ * them one less than IOV_MAX (1024 on Linux): writev refuses more (EINVAL) */
+#define KEPT_MAX 1023
 
 struct cal_writer {
     int fd;
@@ -37,7 +39,10 @@ struct cal_writer {
     cal_reader *lender;       /* cal_writer_lend_from: sends them (splice where it can) */
     struct iovec kept[KEPT_MAX + 1]; /* cal_write_raw_kept: [0] is buf, then the records */
     int nkept;
+    size_t kept_bytes;        /* their bytes: flushed at WRITE_BUF, so output flows and memory stays bounded */
 };
+
+uint64_t cal__writev_fallbacks; /* see internal.h */
 
 /* A record or header this writer cannot write: "PROG: OUT: byte OFF: msg". */
 static CAL_NORETURN void writer_die(cal_writer *w, const char *fmt, ...) CAL_PRINTF(2, 3);
@@ -78,6 +83,7 @@ static void writev_all(cal_writer *w, struct iovec *iov, int n) {
         ssize_t k = writev(w->fd, iov, n);
         if (k < 0) {
             if (errno == EINTR) continue;
+            cal__writev_fallbacks++;
             /* the first part again by write(2): it reports the error as every writer does */
             cal__write_all(w->fd, iov->iov_base, iov->iov_len, w->name);
             iov++, n--;
@@ -94,6 +100,7 @@ static void flush(cal_writer *w) {
         w->kept[0].iov_base = w->buf, w->kept[0].iov_len = w->n;
         writev_all(w, w->kept, w->nkept + 1);
         w->nkept = 0;
+        w->kept_bytes = 0;
         w->n = 0;
         if (w->tmp) cal_writeback(w->fd);
     }
@@ -395,12 +402,14 @@ void cal_write_raw_kept(cal_writer *w, const cal_rec *rec) {
     struct iovec *last = w->kept + w->nkept;
     if (w->nkept && (const char *)last->iov_base + last->iov_len == (const char *)rec->raw) { /* the next in memory */
         last->iov_len += rec->raw_len;
-        return;
+    } else {
+        if (w->nkept == KEPT_MAX) flush(w);
+        w->nkept++;
+        w->kept[w->nkept].iov_base = (void *)(uintptr_t)rec->raw;
+        w->kept[w->nkept].iov_len = rec->raw_len;
     }
-    if (w->nkept == KEPT_MAX) flush(w);
-    w->nkept++;
-    w->kept[w->nkept].iov_base = (void *)(uintptr_t)rec->raw;
-    w->kept[w->nkept].iov_len = rec->raw_len;
+    w->kept_bytes += rec->raw_len;
+    if (w->kept_bytes >= WRITE_BUF) flush(w); /* not held to the end: downstream reads as we go */
 }
 
 void cal_writer_flush(cal_writer *w) { flush(w); }

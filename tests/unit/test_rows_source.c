@@ -2,10 +2,12 @@
  * own; records in order, --cycle, payloads for relabelling, and every error
  * of a reader thread (a missing file, a bad record) handed to the caller as
  * one message naming the file and byte offset, the first one only, while
- * the process goes on (no thread ends it). */
+ * the process goes on (no thread ends it); a mapped file's records, kept
+ * where they lie, count their bytes in the queue limit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -152,6 +154,26 @@ int main(void) {
     cal_sources_start(s, 0, path[1], 450, 1, 1);
     CHECK(cal_sources_meta(s, 0, err, sizeof err) && check_sized(s, 200, 450, err) && cal_sources_got(s, 0) == 200,
           "--cycle over records across slabs: 200 repeated up to 450");
+    cal_sources_free(s);
+    /* a mapped file's records are kept where they lie, not copied, but the
+     * queue (1 MiB) still counts their bytes: left unread, the reader stops
+     * near the limit (one slab and one record over it at most), not at the
+     * end of the file (about 9.8 MB) */
+    s = cal_sources_new(1, 1 << 20);
+    cal_sources_start(s, 0, path[1], UINT64_MAX, 0, 1);
+    CHECK(cal_sources_meta(s, 0, err, sizeof err) != NULL, "a mapped file: the header");
+    uint64_t ahead = 0;
+    for (int still = 0; still < 10 && ahead < 200; still++) { /* until it has waited a while */
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+        uint64_t g = cal_sources_got(s, 0);
+        if (g != ahead) ahead = g, still = 0;
+    }
+    uint64_t bytes = 0;
+    for (uint64_t i = 0; i < ahead; i++) bytes += 4ull * size_of((int)i);
+    CHECK(ahead < 200 && bytes <= (1u << 20) + (256u << 10) + 300000,
+          "a mapped file left unread: %llu records, %llu bytes queued (1 MiB limit)", (unsigned long long)ahead,
+          (unsigned long long)bytes);
+    CHECK(check_sized(s, 200, 200, err), "then drained: 200 records, intact");
     cal_sources_free(s);
     int fd[2];
     char pipe_path[64];

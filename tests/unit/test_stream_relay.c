@@ -11,15 +11,22 @@
  * Where both ends allow it (file or pipe into a pipe), bytes must have been
  * spliced: a relay that silently falls back to copying fails. A named file
  * of 4 MiB or more is mapped, not read (stream/read.c): one more input
- * kind, and a mapped input cut short while read ends with one line. */
+ * kind, and a mapped input cut short while read ends with one line naming
+ * it: cut before records were passed on lent (the relay's splice finds the
+ * file's end) or kept (writev from the mapping: EFAULT), not "stdout: write
+ * error"; cut inside a page, whose tail then reads as zeros, not a checksum
+ * mismatch. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/mapguard.h"
 #include "base/rng.h"
 #include "scratch.h"
 #include "stream/stream.h"
@@ -217,6 +224,77 @@ static void read_shrinking(void *path) {
     cal_reader_close(r);
 }
 
+/* stdout: a pipe read to its end by a process of its own (the relay
+ * splices only into a pipe; t_child's pipe takes only the message). */
+static void stdout_drained(void) {
+    int p[2];
+    if (pipe(p)) _exit(6);
+    if (fork() == 0) {
+        close(p[1]);
+        char b[65536];
+        while (read(p[0], b, sizeof b) > 0) continue;
+        _exit(0);
+    }
+    close(p[0]);
+    dup2(p[1], 1);
+    close(p[1]);
+}
+
+/* Records from 3 MiB on passed lent (held by the writer), the file cut to
+ * 100000 bytes, then the writer closed: they are sent from a file that no
+ * longer has them. */
+static void lent_shrinking(void *path) {
+    stdout_drained();
+    cal_reader *r = cal_reader_open(path);
+    cal_writer *w = cal_writer_open("-");
+    cal_meta_set(cal_writer_meta(w), "vocab", "1000");
+    cal_writer_lend_from(w, r);
+    cal_rec rec;
+    while (cal_read(r, &rec) && rec.offset < (3u << 20)) cal_write_raw_lent(w, &rec);
+    if (truncate(path, 100000)) _exit(5);
+    cal_writer_close(w);
+    cal_reader_close(r);
+}
+
+/* The same with records kept where they lie in a guarded mapping (as
+ * cal-blend keeps them): written by writev from pages now gone. */
+static void kept_shrinking(void *path) {
+    stdout_drained();
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) _exit(5);
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) _exit(5);
+    close(fd);
+    cal_map_guard(m, (size_t)st.st_size, path);
+    cal_reader *r = cal_reader_mem(m, (size_t)st.st_size, path);
+    cal_writer *w = cal_writer_open("-");
+    cal_meta_set(cal_writer_meta(w), "vocab", "1000");
+    cal_rec rec;
+    while (cal_read(r, &rec) && rec.offset < (3u << 20)) cal_write_raw_kept(w, &rec);
+    if (truncate(path, 100000)) _exit(5);
+    cal_writer_close(w);
+    cal_reader_close(r);
+}
+
+/* Cut at cut_at, inside a page past 1 MiB, while read: the page's tail
+ * reads as zeros, the record there as bad. */
+static uint64_t cut_at;
+static void cut_in_page(void *path) {
+    cal_reader *r = cal_reader_open(path);
+    cal_rec rec;
+    while (cal_read(r, &rec) && rec.offset < (1u << 20)) continue;
+    if (truncate(path, (off_t)cut_at)) _exit(5);
+    while (cal_read(r, &rec)) continue;
+    cal_reader_close(r);
+}
+
+static void make_shrink(const char *path) {
+    FILE *f = fopen(path, "wb");
+    for (size_t k = 0; k < 3 + (5u << 20) / ngood; k++) fwrite(good, 1, ngood, f); /* streams concatenate */
+    fclose(f);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     if (!mkdtemp(t_dir)) return 1;
@@ -284,6 +362,33 @@ int main(void) {
     int st = t_child(read_shrinking, (void *)t_path("shrink.cal"), msg, sizeof msg);
     CHECK(st == 1 && strstr(msg, "shrink.cal: byte ") && strstr(msg, ": the file shrank while it was read"),
           "a mapped input cut short while read: exit 1, one line naming it (status %d: %s)", st, msg);
+    const char *sp = t_path("shrink.cal");
+    void (*const cutters[])(void *) = {lent_shrinking, kept_shrinking};
+    const char *cutter_name[] = {"lent (relayed)", "kept (writev)"};
+    for (int c = 0; c < 2; c++) {
+        make_shrink(sp);
+        st = t_child(cutters[c], (void *)sp, msg, sizeof msg);
+        CHECK(st == 1 && strstr(msg, "shrink.cal: byte ") && strstr(msg, ": the file shrank while it was read") &&
+                  !strchr(msg, '\n') && !strstr(msg, "stdout"),
+              "records %s from a mapped input cut before they went out: exit 1, one line naming the input "
+              "(status %d: %s)", cutter_name[c], st, msg);
+    }
+    make_shrink(sp);
+    cal_reader *cr = cal_reader_open(sp);
+    cal_rec crec;
+    while (cal_read(cr, &crec)) {
+        uint64_t end = crec.offset + crec.raw_len;
+        if (crec.offset > (2u << 20) && end % 4096 >= 100 && crec.raw_len > 60) {
+            cut_at = end - 50;
+            break;
+        }
+    }
+    cal_reader_close(cr);
+    st = cut_at ? t_child(cut_in_page, (void *)sp, msg, sizeof msg) : -2;
+    CHECK(st == 1 && strstr(msg, "shrink.cal: byte ") && strstr(msg, ": the file shrank while it was read") &&
+              !strchr(msg, '\n'),
+          "a mapped input cut at byte %llu, inside a page: exit 1, one line naming it, not a bad record (status %d: %s)",
+          (unsigned long long)cut_at, st, msg);
     free(refout);
     free(good);
     TEST_END();

@@ -318,9 +318,12 @@ int main(void) {
             int same = ok == OUT_NULL || (n == ngood && !memcmp(o, good, ngood));
             CHECK(res.status == 0 && same, "%s to %s: status 0 and the same %zu bytes (status %d, %zu bytes: %s)",
                   in_name[ik], out_name[ok], ngood, res.status, n, res.err);
+            /* From a file every verified byte can be spliced; from a pipe the
+             * share depends on timing (the relay's pipe fills while the
+             * reader reads ahead, under load or the sanitizers most): some. */
             if (ok == OUT_PIPE && ik != IN_SOCK)
-                CHECK(res.spliced > ngood / 2, "%s to %s: %llu of %zu bytes spliced", in_name[ik], out_name[ok],
-                      (unsigned long long)res.spliced, ngood);
+                CHECK(ik == IN_PIPE ? res.spliced > 0 : res.spliced > ngood / 2, "%s to %s: %llu of %zu bytes spliced",
+                      in_name[ik], out_name[ok], (unsigned long long)res.spliced, ngood);
             free(o);
         }
 

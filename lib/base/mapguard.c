@@ -46,7 +46,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx) {
         uintptr_t off = (uintptr_t)(a - m);
         do *--e = (char)('0' + off % 10); while (off /= 10);
         put(cal_progname()), put(": "), put(maps[i].path), put(": byte "), put(e);
-        put(": the file shrank while it was read (it changed under the program)\n");
+        put(": " CAL_MAP_SHRANK_WHY "\n");
         cal__remove_temps();
         _exit(1);
     }

@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What every reader says of a mapped input cut short (after "PATH: byte OFF: "). */
+#define CAL_MAP_SHRANK_WHY "the file shrank while it was read (it changed under the program)"
+
 /* Registers [addr, addr+len) as a mapping of path from its byte 0 (up to
  * 4096 at once; more are left unguarded). The first call installs the
  * SIGBUS handler: "PROG: PATH: byte OFF: the file shrank while it was read

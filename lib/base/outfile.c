@@ -26,6 +26,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/mapguard.h" /* its message only: the functions come through hooks */
 #include "base/oshint.h"
 
 int (*cal__map_guarded)(const void *addr);
@@ -175,7 +176,7 @@ void cal__write_all(int fd, const void *p, size_t n, const char *name) {
             char from[1024];
             uint64_t off;
             if (errno == EFAULT && cal__map_shrank && cal__map_shrank(c, n, from, sizeof from, &off)) /* the input's fault, not name's */
-                cal_die_at(from, off, "the file shrank while it was read (it changed under the program)");
+                cal_die_at(from, off, "%s", CAL_MAP_SHRANK_WHY);
             cal_die("%s: write error: %s", name, strerror(errno));
         }
         c += k;

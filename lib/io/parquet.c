@@ -18,6 +18,7 @@
 #include <zstd.h>
 
 #include "base/err.h"
+#include "base/mapguard.h"
 #include "base/num.h"
 #include "base/oshint.h"
 #include "io/mapfile.h"
@@ -99,7 +100,7 @@ struct cal_pq {
  * UINT64_MAX. The rest of its last page then reads as zeros (pages past it
  * fault, and mapguard says so): what fails there is not the data. */
 static uint64_t shrunk_to(const cal_pq *q) {
-    struct stat sb;
+    struct stat sb; /* the mapped file itself (fstat), not what its name now holds */
     if (!q->mf.map || q->mem != q->mf.p || fstat(q->fd, &sb) != 0 || (uint64_t)sb.st_size >= q->size) return UINT64_MAX;
     return (uint64_t)sb.st_size;
 }
@@ -109,7 +110,7 @@ static void fail_at(cal_pq *q, uint64_t off, const char *fmt, ...) {
     int k = snprintf(q->err, q->errlen, "byte %llu: ", (unsigned long long)off);
     if (k < 0) k = 0;
     if ((size_t)k < q->errlen && shrunk_to(q) != UINT64_MAX) /* as mapguard says it */
-        snprintf(q->err + k, q->errlen - (size_t)k, "the file shrank while it was read (it changed under the program)");
+        snprintf(q->err + k, q->errlen - (size_t)k, "%s", CAL_MAP_SHRANK_WHY);
     else if ((size_t)k < q->errlen) {
         va_list ap;
         va_start(ap, fmt);

@@ -418,7 +418,7 @@ void cal_reader_mem_trim(cal_reader *r) { r->trim = 1; }
 static void blame_shrink(cal_reader *r, char *err, size_t errlen, uint64_t *off) {
     uint64_t at;
     if ((r->mapped || r->fd < 0) && r->end && cal_map_shrank(r->buf, r->end, NULL, 0, &at)) {
-        snprintf(err, errlen, "the file shrank while it was read (it changed under the program)");
+        snprintf(err, errlen, "%s", CAL_MAP_SHRANK_WHY);
         *off = at;
     }
 }
@@ -460,7 +460,7 @@ void cal_reader_relay(cal_reader *r, int out_fd) {
 void cal_reader_send(cal_reader *r, uint64_t off, const void *p, size_t n, int fd, const char *name) {
     size_t unsent = r->relay ? cal_relay_send(r->relay, off, p, n, name) : n;
     if (unsent && r->relay && r->mapped) { /* p is the mapping: its pages past the new end are gone */
-        cal_die_at(r->name, off + n - unsent, "the file shrank while it was read (it changed under the program)");
+        cal_die_at(r->name, off + n - unsent, "%s", CAL_MAP_SHRANK_WHY);
     }
     if (unsent) cal__write_all(fd, (const uint8_t *)p + n - unsent, unsent, name);
 }

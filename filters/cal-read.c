@@ -405,7 +405,7 @@ int main(int argc, char **argv) {
     if (F.bad) cal_drops_note(&drops, "records", "refused by the chat template (--skip-bad)", F.bad, 0, NULL);
     chat_drops(&drops);
     if (F.nulls) cal_drops_note(&drops, "records", "skipped: the text field is null", F.nulls, 0, NULL);
-    if (st.empty) /* --strip, --lines or --join keep them, as the peers that read so do */
+    if (st.empty) /* (--strip, --lines and --join keep them: AutoAWQ and exllamav3 encode them, cal-read(1)) */
         cal_drops_note(&drops, "documents", "skipped: empty (no text; --strip keeps them)", st.empty, 0, NULL);
     uint64_t replaced = H.replaced + F.json.replaced;
     if (replaced) /* not lost, but changed: said as plainly */

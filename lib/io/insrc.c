@@ -314,6 +314,8 @@ static void stop_thread(cal_insrc *s) {
 static int idle_cpu(void) {
     const char *force = getenv("CAL_DECOMPRESS_THREAD"); /* 1 or 0: always or never (tests, benchmarks) */
     if (force && (!strcmp(force, "0") || !strcmp(force, "1"))) return force[0] == '1';
+    static int told; /* not in silence: a value that decides nothing is said, once */
+    if (force && *force && !told++) cal_warn("CAL_DECOMPRESS_THREAD=%s: takes 0 or 1; the load decides", force);
     unsigned cpus = cal_par_cpus();
     double load;
     return cpus > 1 && getloadavg(&load, 1) == 1 && load < (double)cpus - 1.0;

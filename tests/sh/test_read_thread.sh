@@ -24,6 +24,9 @@ zstd -q -3 -c "$T/in.jsonl" >"$T/in.jsonl.zst"
 gzip -c "$T/in.jsonl" >"$T/in.jsonl.gz"
 xz -0 -c "$T/in.jsonl" >"$T/in.jsonl.xz"
 bzip2 -c "$T/in.jsonl" >"$T/in.jsonl.bz2"
+CAL_DECOMPRESS_THREAD=yes cal-read -L in "$T/in.jsonl.zst" "$T/in.jsonl.gz" >/dev/null 2>"$T/ey"
+eq "CAL_DECOMPRESS_THREAD=yes: said once, not ignored in silence" "$(cat "$T/ey")" \
+  "cal-read: CAL_DECOMPRESS_THREAD=yes: takes 0 or 1; the load decides"
 for z in zst gz xz bz2; do
   CAL_DECOMPRESS_THREAD=1 cal-read -L in "$T/in.jsonl.$z" >"$T/t1.$z" 2>"$T/e1"
   CAL_DECOMPRESS_THREAD=0 cal-read -L in "$T/in.jsonl.$z" >"$T/t0.$z" 2>"$T/e0"
